@@ -1,0 +1,42 @@
+package dev.pgworkflows.sql;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** One forward-only migration file, {@code V<version>__<name>.sql}. */
+public record Migration(int version, String fileName, String sql) {
+  private static final Pattern FILE_NAME = Pattern.compile("V(\\d{3,})__([a-z0-9_]+)\\.sql");
+
+  public Migration {
+    if (version < 1) {
+      throw new IllegalArgumentException("migration version must be >= 1, got " + version);
+    }
+    if (sql == null || sql.isBlank()) {
+      throw new IllegalArgumentException("migration " + fileName + " is empty");
+    }
+  }
+
+  /** Parses the version out of a file name such as {@code V001__queue.sql}. */
+  public static Migration of(String fileName, String sql) {
+    Matcher m = FILE_NAME.matcher(fileName);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "migration file name " + fileName + " does not match V<number>__<name>.sql");
+    }
+    return new Migration(Integer.parseInt(m.group(1)), fileName, sql);
+  }
+
+  /** SHA-256 of the script, so an edited released migration is noticed. */
+  public String checksum() {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(digest.digest(sql.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}
