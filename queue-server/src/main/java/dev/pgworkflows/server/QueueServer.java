@@ -1,0 +1,191 @@
+package dev.pgworkflows.server;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.server.internal.db.ConnectionInfo;
+import dev.pgworkflows.server.internal.db.EmbeddedDatabase;
+import dev.pgworkflows.server.internal.db.Pool;
+import dev.pgworkflows.server.internal.db.Sql;
+import dev.pgworkflows.server.internal.http.Auth;
+import dev.pgworkflows.server.internal.http.HealthRoutes;
+import dev.pgworkflows.server.internal.http.Problems;
+import dev.pgworkflows.server.internal.http.RequestIds;
+import dev.pgworkflows.server.internal.queue.MessageRoutes;
+import dev.pgworkflows.server.internal.queue.QueueRoutes;
+import dev.pgworkflows.server.internal.queue.QueueStore;
+import dev.pgworkflows.server.internal.topic.HttpDelivery;
+import dev.pgworkflows.server.internal.topic.TopicRoutes;
+import dev.pgworkflows.server.internal.topic.TopicStore;
+import dev.pgworkflows.server.internal.wait.LongPoll;
+import dev.pgworkflows.server.internal.wait.Timers;
+import dev.pgworkflows.server.internal.wait.Waiters;
+import dev.pgworkflows.server.internal.wait.Wakeups;
+import dev.pgworkflows.sql.Migrator;
+import io.javalin.Javalin;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server process: database (given or embedded), migrations, the REST API, the LISTEN connection
+ * with the long-poll registry, and background workers. Stateless apart from waiters: any number of
+ * servers may share one database.
+ */
+public final class QueueServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(QueueServer.class);
+
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private Javalin app;
+  private Wakeups wakeups;
+  private ConnectionInfo connectionInfo;
+
+  private QueueServer() {}
+
+  /** Starts a server; throws when the database cannot be reached or migrated. */
+  public static QueueServer start(ServerConfig config) {
+    QueueServer s = new QueueServer();
+    try {
+      s.boot(config);
+      return s;
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+  }
+
+  private void boot(ServerConfig config) {
+    if (config.databaseUrl().isPresent()) {
+      connectionInfo =
+          ConnectionInfo.parse(
+              config.databaseUrl().get(), config.databaseUser(), config.databasePassword());
+    } else {
+      EmbeddedDatabase embedded =
+          EmbeddedDatabase.start(config.dataDir(), config.embeddedPostgresPort());
+      closeables.add(embedded);
+      connectionInfo =
+          new ConnectionInfo(
+              embedded.jdbcUrl(),
+              java.util.Optional.of("postgres"),
+              java.util.Optional.of("postgres"));
+    }
+    HikariDataSource pool = Pool.open(connectionInfo, config.poolSize());
+    closeables.add(pool);
+    try {
+      new Migrator(pool).migrate();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
+    }
+    Sql sql = new Sql(pool);
+
+    ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, daemon("scheduler"));
+    ExecutorService io =
+        Executors.newFixedThreadPool(Math.max(4, config.poolSize()), daemon("poll-io"));
+    closeables.add(io::shutdownNow);
+    closeables.add(scheduler::shutdownNow);
+
+    QueueStore queues = new QueueStore(sql);
+    Waiters waiters = new Waiters();
+    Timers timers = new Timers(scheduler, waiters::wakeOne);
+    LongPoll longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt);
+    HttpDelivery delivery =
+        new HttpDelivery(
+            sql,
+            new HttpDelivery.Settings(
+                config.deliveryMaxAttempts(),
+                Duration.ofMillis(config.deliveryTimeoutMs()),
+                Duration.ofMillis(config.deliveryBackoffMs())),
+            scheduler);
+    closeables.add(delivery);
+
+    wakeups =
+        new Wakeups(
+            connectionInfo,
+            queue -> {
+              if (queue.equals("#outbox")) {
+                delivery.nudge();
+              } else {
+                waiters.wakeOne(queue);
+              }
+            },
+            () -> waiters.queuesWaitedOn().forEach(waiters::wakeOne));
+    closeables.add(wakeups);
+    wakeups.start();
+    // A lost notification costs at most one fallback interval.
+    scheduler.scheduleWithFixedDelay(
+        () -> waiters.queuesWaitedOn().forEach(waiters::wakeOne),
+        config.fallbackPollMs(),
+        config.fallbackPollMs(),
+        TimeUnit.MILLISECONDS);
+
+    Auth auth = new Auth(config.apiTokens());
+    if (auth.presenceOnly()) {
+      log.warn(
+          "WORKFLOWS_API_TOKENS is not set: any bearer token is accepted (presence-only mode);"
+              + " put the server behind a trusted proxy or set tokens");
+    }
+    HealthRoutes health = new HealthRoutes(sql, wakeups::connected);
+    QueueRoutes queueRoutes = new QueueRoutes(queues);
+    MessageRoutes messageRoutes = new MessageRoutes(queues, longPoll, timers);
+    TopicRoutes topicRoutes = new TopicRoutes(new TopicStore(sql), delivery::nudge);
+
+    app =
+        Javalin.create(
+            cfg -> {
+              cfg.startup.showJavalinBanner = false;
+              cfg.http.maxRequestSize = config.maxBodyBytes();
+              cfg.http.asyncTimeout = 45_000;
+              cfg.jetty.port = config.port();
+              Problems.install(cfg);
+              cfg.routes.before(RequestIds::assign);
+              cfg.routes.before(auth::check);
+              cfg.routes.after(ctx -> RequestIds.clear());
+              health.register(cfg.routes);
+              queueRoutes.register(cfg.routes);
+              messageRoutes.register(cfg.routes);
+              topicRoutes.register(cfg.routes);
+            });
+    app.start();
+    delivery.start();
+    log.info("pgworkflows server listening on port {}", app.port());
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  /** Where the server's database is (useful when it started an embedded one). */
+  public String jdbcUrl() {
+    return connectionInfo.jdbcUrl();
+  }
+
+  @Override
+  public void close() {
+    if (app != null) {
+      app.stop();
+    }
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      try {
+        closeables.get(i).close();
+      } catch (Exception e) {
+        log.warn("error while stopping: {}", e.getMessage());
+      }
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

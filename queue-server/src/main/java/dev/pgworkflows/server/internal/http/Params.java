@@ -1,0 +1,77 @@
+package dev.pgworkflows.server.internal.http;
+
+import io.javalin.http.Context;
+import java.util.regex.Pattern;
+
+/** Path and query parameters, validated before anything reaches the database. */
+public final class Params {
+  private static final Pattern QUEUE = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,47}");
+
+  private Params() {}
+
+  /** The {queue} path parameter: checked here and again by the SQL functions. */
+  public static String queue(Context ctx) {
+    String name = ctx.pathParam("queue");
+    if (!QUEUE.matcher(name).matches()) {
+      throw ApiException.badRequest(
+          "queue",
+          "queue name must be 1 to 48 characters of a-z, 0-9, \"_\" and \"-\", not starting"
+              + " with \"-\"");
+    }
+    return name;
+  }
+
+  public static long longPath(Context ctx, String name) {
+    String raw = ctx.pathParam(name);
+    try {
+      long v = Long.parseLong(raw);
+      if (v < 1) {
+        throw ApiException.badRequest(name, name + " must be a positive integer");
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest(name, name + " must be a positive integer");
+    }
+  }
+
+  public static int intQuery(Context ctx, String name, int dflt, int lo, int hi) {
+    String raw = ctx.queryParam(name);
+    if (raw == null) {
+      return dflt;
+    }
+    try {
+      int v = Integer.parseInt(raw);
+      if (v < lo || v > hi) {
+        throw ApiException.badRequest(name, name + " must be between " + lo + " and " + hi);
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest(name, name + " must be a whole number");
+    }
+  }
+
+  public static long longQuery(Context ctx, String name, long dflt) {
+    String raw = ctx.queryParam(name);
+    if (raw == null) {
+      return dflt;
+    }
+    try {
+      long v = Long.parseLong(raw);
+      if (v < 0) {
+        throw ApiException.badRequest(name, name + " must not be negative");
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest(name, name + " must be a whole number");
+    }
+  }
+
+  /** Checks a bounded integer field of a JSON body. */
+  public static int range(String field, Integer value, int dflt, int lo, int hi) {
+    int v = value == null ? dflt : value;
+    if (v < lo || v > hi) {
+      throw ApiException.badRequest(field, field + " must be between " + lo + " and " + hi);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,129 @@
+package dev.pgworkflows.server.internal.wait;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Receive-or-wait. A poll registers as a waiter <em>before</em> it tries to receive, so a send that
+ * commits between an empty receive and the registration still wakes it. While it waits it is only a
+ * future: no request thread, no JDBC connection. Woken by NOTIFY, a timer, or the fallback tick, it
+ * tries again on the I/O executor.
+ */
+public final class LongPoll {
+  private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
+
+  private final Waiters waiters;
+  private final Timers timers;
+  private final Executor io;
+  private final ScheduledExecutorService scheduler;
+  private final Function<String, Optional<Instant>> nextVisibleAt;
+
+  public LongPoll(
+      Waiters waiters,
+      Timers timers,
+      Executor io,
+      ScheduledExecutorService scheduler,
+      Function<String, Optional<Instant>> nextVisibleAt) {
+    this.waiters = waiters;
+    this.timers = timers;
+    this.io = io;
+    this.scheduler = scheduler;
+    this.nextVisibleAt = nextVisibleAt;
+  }
+
+  /**
+   * Receives now, or waits up to {@code waitMillis} for something to receive. The first attempt
+   * runs on the caller's thread, so a poll that finds messages completes before this returns.
+   *
+   * @return the messages, possibly empty after the wait ran out
+   */
+  public <T> CompletableFuture<List<T>> poll(
+      String queue, long waitMillis, Supplier<List<T>> receive) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    CompletableFuture<List<T>> result = new CompletableFuture<>();
+    attempt(queue, deadline, receive, result);
+    return result;
+  }
+
+  private <T> void attempt(
+      String queue, long deadline, Supplier<List<T>> receive, CompletableFuture<List<T>> result) {
+    Waiters.Waiter w = waiters.register(queue);
+    List<T> got;
+    try {
+      got = receive.get();
+    } catch (RuntimeException e) {
+      waiters.remove(w);
+      if (w.isDone()) {
+        waiters.wakeOne(queue); // do not swallow a wake-up meant for someone
+      }
+      result.completeExceptionally(e);
+      return;
+    }
+    if (!got.isEmpty()) {
+      waiters.remove(w);
+      // There may be more than we took, or our registration may have absorbed a wake-up.
+      waiters.wakeOne(queue);
+      result.complete(got);
+      return;
+    }
+    long remainingNanos = deadline - System.nanoTime();
+    if (remainingNanos <= 0) {
+      waiters.remove(w);
+      if (w.isDone()) {
+        waiters.wakeOne(queue);
+      }
+      result.complete(List.of());
+      return;
+    }
+    armTimer(queue, remainingNanos);
+    var timeout =
+        scheduler.schedule(
+            () -> {
+              waiters.remove(w);
+              w.complete(null); // no-op when a wake-up got there first
+            },
+            remainingNanos,
+            TimeUnit.NANOSECONDS);
+    w.thenRunAsync(
+        () -> {
+          boolean timedOut = !timeout.cancel(false);
+          if (System.nanoTime() - deadline >= 0) {
+            if (!timedOut) {
+              waiters.wakeOne(queue); // a wake-up that came too late for us goes to the next poll
+            }
+            result.complete(List.of());
+          } else {
+            attempt(queue, deadline, receive, result);
+          }
+        },
+        io);
+  }
+
+  /** Makes sure a timer will wake the queue when its next message becomes receivable. */
+  private void armTimer(String queue, long horizonNanos) {
+    if (timers.isSet(queue)) {
+      return;
+    }
+    try {
+      nextVisibleAt
+          .apply(queue)
+          .ifPresent(
+              at -> {
+                if (at.isBefore(Instant.now().plusNanos(horizonNanos))) {
+                  timers.wakeAt(queue, at);
+                }
+              });
+    } catch (RuntimeException e) {
+      log.debug("could not look up the next visible time of {}: {}", queue, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.pgworkflows.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/** A small HTTP client for tests: JSON in, {@link Response} out. */
+public final class Api {
+  public static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private final String base;
+  private final String token;
+
+  public Api(String base, String token) {
+    this.base = base;
+    this.token = token;
+  }
+
+  /** A client with another token (null: no Authorization header). */
+  public Api withToken(String other) {
+    return new Api(base, other);
+  }
+
+  /** A response, its JSON parsed when it has any. */
+  public record Response(
+      int status, String body, JsonNode json, Map<String, java.util.List<String>> headers) {
+    public String header(String name) {
+      return headers.entrySet().stream()
+          .filter(e -> e.getKey().equalsIgnoreCase(name))
+          .map(e -> e.getValue().get(0))
+          .findFirst()
+          .orElse(null);
+    }
+
+    public boolean isProblem() {
+      String ct = header("Content-Type");
+      return ct != null && ct.startsWith("application/problem+json");
+    }
+  }
+
+  public Response get(String path) {
+    return send("GET", path, null, Map.of());
+  }
+
+  public Response delete(String path) {
+    return send("DELETE", path, null, Map.of());
+  }
+
+  public Response post(String path, Object body) {
+    return send("POST", path, body, Map.of());
+  }
+
+  public Response put(String path, Object body) {
+    return send("PUT", path, body, Map.of());
+  }
+
+  /** Sends {@code body}: a String is sent as is, anything else as JSON. */
+  public Response send(String method, String path, Object body, Map<String, String> headers) {
+    try {
+      byte[] bytes =
+          body == null
+              ? new byte[0]
+              : body instanceof String s
+                  ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                  : body instanceof byte[] b ? b : JSON.writeValueAsBytes(body);
+      HttpRequest.Builder req =
+          HttpRequest.newBuilder(URI.create(base + path))
+              .timeout(Duration.ofSeconds(60))
+              .method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
+      if (body != null) {
+        req.header("Content-Type", "application/json");
+      }
+      if (token != null) {
+        req.header("Authorization", "Bearer " + token);
+      }
+      headers.forEach(req::header);
+      HttpResponse<String> resp = CLIENT.send(req.build(), HttpResponse.BodyHandlers.ofString());
+      JsonNode json = null;
+      String ct = resp.headers().firstValue("Content-Type").orElse("");
+      if (ct.contains("json") && !resp.body().isEmpty()) {
+        json = JSON.readTree(resp.body());
+      }
+      return new Response(resp.statusCode(), resp.body(), json, resp.headers().map());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

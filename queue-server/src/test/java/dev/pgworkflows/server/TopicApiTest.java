@@ -1,0 +1,161 @@
+package dev.pgworkflows.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.pgworkflows.server.internal.topic.Signatures;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class TopicApiTest {
+  private static TestServer server;
+  private static Api api;
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start(Map.of("WORKFLOWS_DELIVERY_BACKOFF_MS", "50"));
+    api = server.api();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @Test
+  void patternsFanOutToQueuesInOnePublish() {
+    api.put("/v1/queues/all-orders", null);
+    api.put("/v1/queues/eu-created", null);
+    api.put("/v1/queues/any-created", null);
+    assertThat(
+            api.post(
+                    "/v1/topics/orders.%23/subscriptions",
+                    Map.of("type", "queue", "name", "all-orders"))
+                .status())
+        .isEqualTo(201);
+    assertThat(
+            api.post(
+                    "/v1/topics/orders.eu.created/subscriptions",
+                    Map.of("type", "queue", "name", "eu-created"))
+                .status())
+        .isEqualTo(201);
+    assertThat(
+            api.post(
+                    "/v1/topics/orders.*.created/subscriptions",
+                    Map.of("type", "queue", "name", "any-created"))
+                .status())
+        .isEqualTo(201);
+    assertThat(
+            api.post(
+                    "/v1/topics/orders.*.created/subscriptions",
+                    Map.of("type", "queue", "name", "any-created"))
+                .status())
+        .isEqualTo(200);
+
+    Api.Response pub =
+        api.post("/v1/topics/orders.eu.created/messages", Map.of("body", Map.of("id", 7)));
+    assertThat(pub.status()).isEqualTo(201);
+    assertThat(pub.json().get("deliveries")).hasSize(3);
+    api.post("/v1/topics/orders.us.created/messages", Map.of("body", Map.of("id", 8)));
+    api.post("/v1/topics/orders/messages", Map.of("body", Map.of("id", 9)));
+    api.post("/v1/topics/orders.eu.created.late/messages", Map.of("body", Map.of("id", 10)));
+
+    assertThat(depth("all-orders")).isEqualTo(4);
+    assertThat(depth("eu-created")).isEqualTo(1);
+    assertThat(depth("any-created")).isEqualTo(2);
+    var msg =
+        api.post("/v1/queues/eu-created/messages/receive", null).json().get("messages").get(0);
+    assertThat(msg.get("headers").get("topic").asText()).isEqualTo("orders.eu.created");
+
+    var subs = api.get("/v1/topics/orders.*.created/subscriptions").json().get("subscriptions");
+    assertThat(subs).hasSize(1);
+    long id = subs.get(0).get("id").asLong();
+    assertThat(api.delete("/v1/topics/orders.*.created/subscriptions/" + id).status())
+        .isEqualTo(204);
+    assertThat(api.delete("/v1/topics/orders.*.created/subscriptions/" + id).status())
+        .isEqualTo(404);
+  }
+
+  @Test
+  void badSubscriptionsAreRejected() {
+    assertThat(
+            api.post("/v1/topics/a.%23.b/subscriptions", Map.of("type", "queue", "name", "x"))
+                .status())
+        .isEqualTo(400);
+    assertThat(
+            api.post(
+                    "/v1/topics/a.b/subscriptions",
+                    Map.of("type", "queue", "name", "no-such-queue"))
+                .status())
+        .isEqualTo(404);
+    assertThat(
+            api.post("/v1/topics/a.b/subscriptions", Map.of("type", "carrier-pigeon", "name", "x"))
+                .status())
+        .isEqualTo(400);
+    assertThat(
+            api.post("/v1/topics/a.b/subscriptions", Map.of("type", "https", "url", "http://plain"))
+                .status())
+        .isEqualTo(400);
+    assertThat(
+            api.post(
+                    "/v1/topics/a.b/subscriptions",
+                    Map.of("type", "http", "url", "http://x", "secret", "short"))
+                .status())
+        .isEqualTo(400);
+    assertThat(api.post("/v1/topics/A.B/messages", Map.of("body", 1)).status()).isEqualTo(400);
+  }
+
+  @Test
+  void httpSubscribersGetSignedDeliveriesRetriedAfterA500() throws Exception {
+    String secret = "0123456789abcdef-secret";
+    List<String> verified = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext(
+        "/hook",
+        ex -> {
+          byte[] body = ex.getRequestBody().readAllBytes();
+          int n = calls.incrementAndGet();
+          String id = ex.getRequestHeaders().getFirst("Webhook-Id");
+          long ts = Long.parseLong(ex.getRequestHeaders().getFirst("Webhook-Timestamp"));
+          String sig = ex.getRequestHeaders().getFirst("Webhook-Signature");
+          boolean valid = Signatures.sign(secret, id, ts, body).equals(sig);
+          int status = n == 1 ? 500 : 204;
+          if (status == 204 && valid) {
+            verified.add(new String(body, StandardCharsets.UTF_8));
+          }
+          ex.sendResponseHeaders(status, -1);
+          ex.close();
+        });
+    receiver.start();
+    try {
+      String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
+      Api.Response sub =
+          api.post(
+              "/v1/topics/users.*/subscriptions",
+              Map.of("type", "http", "url", url, "secret", secret));
+      assertThat(sub.status()).isEqualTo(201);
+      assertThat(sub.json().get("signed").asBoolean()).isTrue();
+      assertThat(sub.json().has("secret")).isFalse();
+      api.post("/v1/topics/users.signup/messages", Map.of("body", Map.of("user", 42)));
+      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> !verified.isEmpty());
+      assertThat(calls.get()).isEqualTo(2);
+      assertThat(Api.JSON.readTree(verified.get(0)).get("user").asInt()).isEqualTo(42);
+    } finally {
+      receiver.stop(0);
+    }
+  }
+
+  private static long depth(String queue) {
+    return api.get("/v1/queues/" + queue).json().get("metrics").get("depth").asLong();
+  }
+}
