@@ -214,7 +214,8 @@ BEGIN
     END IF;
 END $$;
 
--- Sends one message; it becomes visible after p_delay seconds. In a FIFO
+-- Sends one message; it becomes visible after p_delay seconds (or at
+-- p_visible_at, for sub-second timers). In a FIFO
 -- queue a message with a group id waits behind the older messages of its group.
 -- Durable once the caller's transaction commits.
 CREATE FUNCTION queue.send(
@@ -223,12 +224,14 @@ CREATE FUNCTION queue.send(
     p_headers jsonb DEFAULT NULL,
     p_delay int DEFAULT 0,
     p_group_id text DEFAULT NULL,
-    p_now timestamptz DEFAULT NULL
+    p_now timestamptz DEFAULT NULL,
+    p_visible_at timestamptz DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
     m      queue.queue_meta := queue.meta(p_name);
     v_now  timestamptz := coalesce(p_now, clock_timestamp());
+    v_vt   timestamptz := coalesce(p_visible_at, v_now + make_interval(secs => p_delay));
     v_head boolean := true;
     v_id   bigint;
 BEGIN
@@ -243,8 +246,8 @@ BEGIN
     EXECUTE format('INSERT INTO queue.%I (group_id, head, enqueued_at, vt, body, headers)
                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING msg_id', 'q_' || p_name)
         INTO v_id
-        USING p_group_id, v_head, v_now, v_now + make_interval(secs => p_delay), p_body, p_headers;
-    IF v_head AND p_delay = 0 THEN
+        USING p_group_id, v_head, v_now, v_vt, p_body, p_headers;
+    IF v_head AND v_vt <= v_now THEN
         PERFORM queue.notify_once(p_name);
     END IF;
     RETURN v_id;

@@ -19,6 +19,10 @@ import dev.pgworkflows.server.internal.wait.LongPoll;
 import dev.pgworkflows.server.internal.wait.Timers;
 import dev.pgworkflows.server.internal.wait.Waiters;
 import dev.pgworkflows.server.internal.wait.Wakeups;
+import dev.pgworkflows.server.internal.workflow.WorkerRoutes;
+import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
+import dev.pgworkflows.server.internal.workflow.WorkflowRoutes;
+import dev.pgworkflows.server.internal.workflow.WorkflowStore;
 import dev.pgworkflows.sql.Migrator;
 import io.javalin.Javalin;
 import java.sql.SQLException;
@@ -135,6 +139,10 @@ public final class QueueServer implements AutoCloseable {
     QueueRoutes queueRoutes = new QueueRoutes(queues);
     MessageRoutes messageRoutes = new MessageRoutes(queues, longPoll, timers);
     TopicRoutes topicRoutes = new TopicRoutes(new TopicStore(sql), delivery::nudge);
+    WorkflowStore workflows = new WorkflowStore(sql, config.maxRetentionDays());
+    WorkflowEvents events = WorkflowEvents.NONE;
+    WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events);
+    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, events);
 
     app =
         Javalin.create(
@@ -151,6 +159,8 @@ public final class QueueServer implements AutoCloseable {
               queueRoutes.register(cfg.routes);
               messageRoutes.register(cfg.routes);
               topicRoutes.register(cfg.routes);
+              workflowRoutes.register(cfg.routes);
+              workerRoutes.register(cfg.routes);
             });
     app.start();
     delivery.start();

@@ -1,0 +1,33 @@
+package dev.pgworkflows.server.internal.workflow;
+
+/** What the workflow routes report as they happen (metrics hang off this). */
+public interface WorkflowEvents {
+  void started(String workflow);
+
+  void finished(String workflow, String status);
+
+  void signalled(String workflow, String event);
+
+  void stepCompleted(String workflow, String step, double seconds);
+
+  void stepRetried(String workflow, String step);
+
+  /** Reports nothing. */
+  WorkflowEvents NONE =
+      new WorkflowEvents() {
+        @Override
+        public void started(String workflow) {}
+
+        @Override
+        public void finished(String workflow, String status) {}
+
+        @Override
+        public void signalled(String workflow, String event) {}
+
+        @Override
+        public void stepCompleted(String workflow, String step, double seconds) {}
+
+        @Override
+        public void stepRetried(String workflow, String step) {}
+      };
+}

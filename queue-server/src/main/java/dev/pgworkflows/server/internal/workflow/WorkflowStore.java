@@ -1,0 +1,191 @@
+package dev.pgworkflows.server.internal.workflow;
+
+import dev.pgworkflows.server.internal.db.Sql;
+import java.sql.Array;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** The workflow functions of V003, called with parameters. */
+public final class WorkflowStore {
+  /** Result of a start: the run, its status, and whether this call created it. */
+  public record Started(long runId, String status, boolean created) {}
+
+  /** Result of a completion or retry. */
+  public record Completed(String outcome, Long messageId, String receipt) {}
+
+  /** Result of a signal. */
+  public record Signalled(boolean delivered, String reason, String workflow) {}
+
+  /** Result of a cancel. */
+  public record Cancelled(boolean cancelled, String status, String workflow) {}
+
+  /** One line of the index. */
+  public record Summary(String name, long running, long completed, long failed, long cancelled) {}
+
+  private final Sql sql;
+  private final int maxRetentionDays;
+
+  public WorkflowStore(Sql sql, int maxRetentionDays) {
+    this.sql = sql;
+    this.maxRetentionDays = maxRetentionDays;
+  }
+
+  public Started start(
+      String name, String input, Integer version, String idempotencyKey, Integer retentionDays) {
+    return sql.one(
+            "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?)",
+            rs -> new Started(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
+            name,
+            input,
+            version,
+            idempotencyKey,
+            retentionDays,
+            maxRetentionDays)
+        .orElseThrow();
+  }
+
+  public Optional<RunView> get(String name, long runId) {
+    return sql.one(
+        "SELECT * FROM queue.workflow_run WHERE run_id = ? AND workflow_name = ?",
+        RunView::of,
+        runId,
+        name);
+  }
+
+  public List<RunView> list(
+      String name,
+      String status,
+      Instant since,
+      Instant until,
+      String inputMatch,
+      Long before,
+      int limit) {
+    return sql.list(
+        "SELECT * FROM queue.workflow_list(?, ?::queue.workflow_status, ?, ?, ?::jsonb, ?, ?)",
+        RunView::of,
+        name,
+        status,
+        since == null ? null : Timestamp.from(since),
+        until == null ? null : Timestamp.from(until),
+        inputMatch,
+        before,
+        limit);
+  }
+
+  public String journal(long runId) {
+    return sql.one("SELECT queue.workflow_journal(?)::text", rs -> rs.getString(1), runId)
+        .orElseThrow();
+  }
+
+  public List<Summary> summary() {
+    return sql.list(
+        "SELECT * FROM queue.workflow_summary()",
+        rs ->
+            new Summary(
+                rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+  }
+
+  public Signalled signal(long runId, String event, String payload) {
+    return sql.one(
+            "SELECT * FROM queue.workflow_signal(?::bigint, ?, ?::jsonb)",
+            rs -> new Signalled(rs.getBoolean(1), rs.getString(2), rs.getString(3)),
+            runId,
+            event,
+            payload)
+        .orElseThrow();
+  }
+
+  public Cancelled cancel(long runId) {
+    return sql.one(
+            "SELECT * FROM queue.workflow_cancel(?::bigint)",
+            rs -> new Cancelled(rs.getBoolean(1), rs.getString(2), rs.getString(3)),
+            runId)
+        .orElseThrow();
+  }
+
+  public void registerVersions(String name, List<Integer> versions) {
+    sql.inTransaction(
+        c -> {
+          Array arr = c.createArrayOf("int4", versions.toArray());
+          return Sql.list(
+              c, "SELECT queue.workflow_register_versions(?, ?::int[])", rs -> null, name, arr);
+        });
+  }
+
+  public List<TaskView> poll(String name, List<Integer> versions, int max, int leaseSeconds) {
+    return sql.inTransaction(
+        c -> {
+          Array arr = c.createArrayOf("int4", versions.toArray());
+          return Sql.list(
+              c,
+              "SELECT * FROM queue.workflow_poll(?, ?::int[], ?, ?)",
+              TaskView::of,
+              name,
+              arr,
+              max,
+              leaseSeconds);
+        });
+  }
+
+  public Completed complete(
+      long runId,
+      long messageId,
+      long receipt,
+      String stepName,
+      String stepKind,
+      String output,
+      String error,
+      Instant startedAt,
+      String next,
+      String result,
+      int leaseSeconds) {
+    return sql.one(
+            "SELECT * FROM queue.workflow_complete_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
+                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)",
+            rs -> {
+              long nextMsg = rs.getLong(2);
+              Long msg = rs.wasNull() ? null : nextMsg;
+              long nextReceipt = rs.getLong(3);
+              String r = rs.wasNull() ? null : Long.toString(nextReceipt);
+              return new Completed(rs.getString(1), msg, r);
+            },
+            runId,
+            messageId,
+            receipt,
+            stepName,
+            stepKind,
+            output,
+            error,
+            startedAt == null ? null : Timestamp.from(startedAt),
+            next,
+            result,
+            leaseSeconds)
+        .orElseThrow();
+  }
+
+  public String retry(long runId, long messageId, long receipt, long delayMs) {
+    return sql.one(
+            "SELECT queue.workflow_retry(?::bigint, ?::bigint, ?::bigint, ?::bigint)",
+            rs -> rs.getString(1),
+            runId,
+            messageId,
+            receipt,
+            delayMs)
+        .orElseThrow();
+  }
+
+  public Optional<String> extendLease(long runId, long messageId, long receipt, int leaseSeconds) {
+    return sql.one(
+        "SELECT queue.workflow_extend_lease(?::bigint, ?::bigint, ?::bigint, ?)",
+        rs -> {
+          long r = rs.getLong(1);
+          return rs.wasNull() ? null : Long.toString(r);
+        },
+        runId,
+        messageId,
+        receipt,
+        leaseSeconds);
+  }
+}

@@ -1,0 +1,27 @@
+package dev.pgworkflows.workflows;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
+/** Where a run is in its life. */
+public enum RunStatus {
+  RUNNING,
+  COMPLETED,
+  FAILED,
+  CANCELLED;
+
+  @JsonValue
+  public String wire() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  @JsonCreator
+  public static RunStatus of(String wire) {
+    return valueOf(wire.toUpperCase(Locale.ROOT));
+  }
+
+  public boolean isTerminal() {
+    return this != RUNNING;
+  }
+}

@@ -1,0 +1,17 @@
+package dev.pgworkflows.workflows;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+
+/** One journaled step of a run. */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record StepInfo(
+    String name,
+    String kind,
+    JsonNode output,
+    JsonNode error,
+    boolean timedOut,
+    int attempts,
+    Instant startedAt,
+    Instant completedAt) {}

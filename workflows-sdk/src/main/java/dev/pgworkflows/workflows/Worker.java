@@ -1,0 +1,13 @@
+package dev.pgworkflows.workflows;
+
+/**
+ * A running worker. {@link #close()} shuts down gracefully: polling stops, steps in flight finish
+ * (up to the shutdown timeout) and their runs are handed back for another worker to continue.
+ */
+public interface Worker extends AutoCloseable {
+  /** Runs being handled right now. */
+  int inFlight();
+
+  @Override
+  void close();
+}

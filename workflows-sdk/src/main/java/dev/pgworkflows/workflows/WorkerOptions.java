@@ -1,0 +1,75 @@
+package dev.pgworkflows.workflows;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How a worker connects and how much it takes on.
+ *
+ * @param concurrency runs handled at once (default 16)
+ * @param pollWait how long one long poll waits for work (default 30 s, at most 30 s)
+ * @param lease how long a task is held before another worker may take it; extended while a step
+ *     runs (default 60 s)
+ * @param versions the versions this worker claims; default: the workflow's own version
+ * @param shutdownTimeout how long {@link Worker#close()} waits for in-flight steps (default 30 s)
+ */
+public record WorkerOptions(
+    String url,
+    String token,
+    int concurrency,
+    Duration pollWait,
+    Duration lease,
+    List<Integer> versions,
+    Duration shutdownTimeout) {
+
+  public WorkerOptions {
+    if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
+      throw new IllegalArgumentException("url must be an http:// or https:// URL, got " + url);
+    }
+    if (concurrency < 1 || concurrency > 1000) {
+      throw new IllegalArgumentException("concurrency must be 1 to 1000, got " + concurrency);
+    }
+    if (pollWait.isNegative() || pollWait.compareTo(Duration.ofSeconds(30)) > 0) {
+      throw new IllegalArgumentException("pollWait must be 0 to 30 seconds");
+    }
+    if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("lease must be at least one second");
+    }
+    versions = versions == null ? null : List.copyOf(versions);
+  }
+
+  public static WorkerOptions url(String url) {
+    return new WorkerOptions(
+        url,
+        "local",
+        16,
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(60),
+        null,
+        Duration.ofSeconds(30));
+  }
+
+  public WorkerOptions token(String t) {
+    return new WorkerOptions(url, t, concurrency, pollWait, lease, versions, shutdownTimeout);
+  }
+
+  public WorkerOptions concurrency(int n) {
+    return new WorkerOptions(url, token, n, pollWait, lease, versions, shutdownTimeout);
+  }
+
+  public WorkerOptions pollWait(Duration d) {
+    return new WorkerOptions(url, token, concurrency, d, lease, versions, shutdownTimeout);
+  }
+
+  public WorkerOptions lease(Duration d) {
+    return new WorkerOptions(url, token, concurrency, pollWait, d, versions, shutdownTimeout);
+  }
+
+  public WorkerOptions versions(Integer... v) {
+    return new WorkerOptions(url, token, concurrency, pollWait, lease, List.of(v), shutdownTimeout);
+  }
+
+  public WorkerOptions shutdownTimeout(Duration d) {
+    return new WorkerOptions(url, token, concurrency, pollWait, lease, versions, d);
+  }
+}

@@ -1,0 +1,174 @@
+package dev.pgworkflows.workflows;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Starts, signals, inspects and cancels runs. Thread-safe; one per application is enough.
+ *
+ * <p>A start that returned is durable: the run exists and will be executed by some worker, even if
+ * this process dies right after.
+ */
+public final class WorkflowClient {
+  private final Transport transport;
+
+  private WorkflowClient(Transport transport) {
+    this.transport = transport;
+  }
+
+  public static WorkflowClient connect(String url) {
+    return connect(url, null);
+  }
+
+  public static WorkflowClient connect(String url, String token) {
+    if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
+      throw new IllegalArgumentException("url must be an http:// or https:// URL, got " + url);
+    }
+    return new WorkflowClient(new Transport(url, token));
+  }
+
+  /** Result of a signal: delivered, or why not. */
+  public record SignalResult(boolean delivered, String reason) {}
+
+  /** One page of runs, newest first; {@code nextCursor} is empty on the last page. */
+  public record Page(List<RunInfo> runs, Optional<String> nextCursor) {}
+
+  public Started start(String workflow, Object input) {
+    return start(workflow, input, StartOptions.NONE);
+  }
+
+  public Started start(String workflow, Object input, StartOptions options) {
+    Workflow.checkName(workflow);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("input", Transport.JSON.valueToTree(input));
+    if (options.idempotencyKey() != null) {
+      body.put("idempotencyKey", options.idempotencyKey());
+    }
+    if (options.version() != null) {
+      body.put("version", options.version());
+    }
+    if (options.retentionDays() != null) {
+      body.put("retentionDays", options.retentionDays());
+    }
+    JsonNode r = transport.post("/v1/workflows/" + workflow + "/runs", body);
+    return new Started(
+        workflow,
+        r.get("runId").asLong(),
+        RunStatus.of(r.get("status").asText()),
+        r.get("created").asBoolean());
+  }
+
+  /** Starts a run of a definition, with its retention unless the options say otherwise. */
+  public <I, O> Started start(Workflow<I, O> workflow, I input, StartOptions options) {
+    StartOptions o =
+        options.retentionDays() == null
+            ? options.withRetentionDays((int) workflow.retention().toDays())
+            : options;
+    return start(workflow.name(), input, o);
+  }
+
+  public <I, O> Started start(Workflow<I, O> workflow, I input) {
+    return start(workflow, input, StartOptions.NONE);
+  }
+
+  /** Sends {@code payload} to a run waiting for {@code event}; says whether it was delivered. */
+  public SignalResult signal(String workflow, long runId, String event, Object payload) {
+    Workflow.checkName(workflow);
+    JsonNode r =
+        transport.post(
+            "/v1/workflows/" + workflow + "/runs/" + runId + "/signals/" + encode(event),
+            Transport.JSON.valueToTree(payload));
+    return new SignalResult(r.get("delivered").asBoolean(), r.get("reason").asText());
+  }
+
+  public RunInfo get(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    return Transport.JSON.convertValue(
+        transport.get("/v1/workflows/" + workflow + "/runs/" + runId), RunInfo.class);
+  }
+
+  /** Runs of a workflow, newest first; status may be null for all. */
+  public Page list(String workflow, RunStatus status, String cursor, int limit) {
+    Workflow.checkName(workflow);
+    StringBuilder q = new StringBuilder("?limit=").append(limit);
+    if (status != null) {
+      q.append("&status=").append(status.wire());
+    }
+    if (cursor != null) {
+      q.append("&cursor=").append(encode(cursor));
+    }
+    JsonNode r = transport.get("/v1/workflows/" + workflow + "/runs" + q);
+    JavaType listType =
+        Transport.JSON.getTypeFactory().constructCollectionType(List.class, RunInfo.class);
+    List<RunInfo> runs = Transport.JSON.convertValue(r.get("runs"), listType);
+    return new Page(runs, Optional.ofNullable(r.get("nextCursor")).map(JsonNode::asText));
+  }
+
+  /** Cancels a running run; false when it had already ended. */
+  public boolean cancel(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    return transport
+        .delete("/v1/workflows/" + workflow + "/runs/" + runId)
+        .get("cancelled")
+        .asBoolean();
+  }
+
+  /** The run's journal, in step order. */
+  public List<StepInfo> steps(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    JsonNode r = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/steps");
+    JavaType listType =
+        Transport.JSON.getTypeFactory().constructCollectionType(List.class, StepInfo.class);
+    return Transport.JSON.convertValue(r.get("steps"), listType);
+  }
+
+  /**
+   * Waits for the run to end and returns its output as {@code type}. Throws {@link
+   * WorkflowFailedException} when it failed or was cancelled, and {@link WorkflowException} when
+   * {@code timeout} passes first.
+   */
+  public <O> O awaitResult(String workflow, long runId, Class<O> type, Duration timeout) {
+    return awaitResult(workflow, runId, TypeRef.of(type), timeout);
+  }
+
+  public <O> O awaitResult(String workflow, long runId, TypeRef<O> type, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    long pauseMs = 10;
+    while (true) {
+      RunInfo run = get(workflow, runId);
+      if (run.status() == RunStatus.COMPLETED) {
+        JavaType jt = Transport.JSON.getTypeFactory().constructType(type.type());
+        return run.output() == null || run.output().isNull()
+            ? null
+            : Transport.JSON.convertValue(run.output(), jt);
+      }
+      if (run.status().isTerminal()) {
+        throw new WorkflowFailedException(run);
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new WorkflowException(
+            "run " + runId + " of " + workflow + " did not finish within " + timeout);
+      }
+      try {
+        Thread.sleep(pauseMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new WorkflowException("interrupted while awaiting run " + runId, e);
+      }
+      pauseMs = Math.min(pauseMs * 2, 250);
+    }
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+}

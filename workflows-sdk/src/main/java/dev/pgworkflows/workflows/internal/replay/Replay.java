@@ -1,0 +1,410 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.workflows.Cancellation;
+import dev.pgworkflows.workflows.Match;
+import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
+import dev.pgworkflows.workflows.Retry;
+import dev.pgworkflows.workflows.StepContext;
+import dev.pgworkflows.workflows.StepFailedException;
+import dev.pgworkflows.workflows.TypeRef;
+import dev.pgworkflows.workflows.WorkflowContext;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * One execution of a workflow body against its journal. Journaled steps return their stored results
+ * in journal order; the first new step runs, is journaled, and — being immediate — the body simply
+ * carries on under the same lease (one round trip per step). Sleeps, waits and retries hand the run
+ * back to the queue and unwind the body with {@link Suspend}.
+ */
+public final class Replay implements WorkflowContext, StepContext {
+  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
+
+  private final String workflow;
+  private final Task task;
+  private final List<Task.Entry> journal;
+  private final Lease lease;
+  private final Flag cancellation = new Flag();
+  private final ScheduledExecutorService heartbeats;
+  private final Duration heartbeatEvery;
+  private final BooleanSupplier stopping;
+  private final Set<String> seen = new HashSet<>();
+  private int index;
+  private int attempt;
+  private boolean inStep;
+
+  public Replay(
+      String workflow,
+      Task task,
+      Lease lease,
+      ScheduledExecutorService heartbeats,
+      Duration leaseDuration,
+      BooleanSupplier stopping) {
+    this.workflow = workflow;
+    this.task = task;
+    this.journal = new ArrayList<>(task.journal() == null ? List.of() : task.journal());
+    this.lease = lease;
+    this.heartbeats = heartbeats;
+    this.heartbeatEvery = Duration.ofMillis(Math.max(500, leaseDuration.toMillis() / 3));
+    this.stopping = stopping;
+    this.attempt = Math.max(1, task.attempt());
+  }
+
+  // ---- WorkflowContext
+
+  @Override
+  public StepContext step() {
+    return this;
+  }
+
+  @Override
+  public String workflow() {
+    return workflow;
+  }
+
+  @Override
+  public long runId() {
+    return task.runId();
+  }
+
+  @Override
+  public int version() {
+    return task.version();
+  }
+
+  @Override
+  public int attempt() {
+    return attempt;
+  }
+
+  @Override
+  public Cancellation cancellation() {
+    return cancellation;
+  }
+
+  // ---- StepContext
+
+  @Override
+  public <T> T run(String name, Class<T> type, Fn<T> fn) {
+    return run(name, type, fn, Retry.DEFAULT);
+  }
+
+  @Override
+  public <T> T run(String name, Class<T> type, Fn<T> fn, Retry retry) {
+    return execute(name, type, fn, retry);
+  }
+
+  @Override
+  public <T> T run(String name, TypeRef<T> type, Fn<T> fn, Retry retry) {
+    return execute(name, type.type(), fn, retry);
+  }
+
+  @Override
+  public void run(String name, Action action) {
+    run(name, action, Retry.DEFAULT);
+  }
+
+  @Override
+  public void run(String name, Action action, Retry retry) {
+    execute(
+        name,
+        Void.class,
+        () -> {
+          action.run();
+          return null;
+        },
+        retry);
+  }
+
+  @Override
+  public void sleep(String name, Duration duration) {
+    if (duration == null || duration.isNegative()) {
+      throw new IllegalArgumentException("sleep duration must be zero or positive");
+    }
+    if (replayed(name, "sleep") != null) {
+      return;
+    }
+    beforeNewStep();
+    Instant now = Instant.now();
+    Map<String, Object> step = step(name, "sleep", now);
+    step.put("output", Map.of("until", now.plus(duration).toString()));
+    String outcome =
+        lease.suspend(step, Map.of("reason", "resume", "delayMs", duration.toMillis()));
+    throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
+  }
+
+  @Override
+  public <T> Optional<T> waitForEvent(String name, Class<T> type, Match match, Duration timeout) {
+    return awaitEvent(name, type, match, timeout);
+  }
+
+  @Override
+  public <T> Optional<T> waitForEvent(String name, TypeRef<T> type, Match match, Duration timeout) {
+    return awaitEvent(name, type.type(), match, timeout);
+  }
+
+  private <T> Optional<T> awaitEvent(String name, Type type, Match match, Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must be zero or positive");
+    }
+    Task.Entry e = replayed(name, "wait");
+    if (e != null) {
+      return e.timedOut() ? Optional.empty() : Optional.ofNullable(convert(e.output(), type));
+    }
+    beforeNewStep();
+    Map<String, Object> wait = new LinkedHashMap<>();
+    wait.put("step", name);
+    wait.put("event", name);
+    wait.put("match", (match == null ? Match.any() : match).document());
+    String outcome = lease.suspend(null, Map.of("delayMs", timeout.toMillis(), "wait", wait));
+    throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
+  }
+
+  private <T> T execute(String name, Type type, Fn<T> fn, Retry retry) {
+    if (inStep) {
+      throw new IllegalStateException(
+          "step " + name + " was called inside another step; steps cannot nest");
+    }
+    Task.Entry e = replayed(name, "run");
+    if (e != null) {
+      if (e.error() != null && !e.error().isNull()) {
+        throw failed(name, e.error());
+      }
+      return convert(e.output(), type);
+    }
+    beforeNewStep();
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    Object value = null;
+    Throwable failure = null;
+    ScheduledFuture<?> heartbeat = startHeartbeat();
+    inStep = true;
+    try {
+      value = fn.call();
+    } catch (Suspend s) {
+      throw s;
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      inStep = false;
+      heartbeat.cancel(false);
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    if (failure != null) {
+      if (cancellation.isCancelled()) {
+        throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+      if (retry.retries(attempt, failure)) {
+        String outcome = lease.retryLater(retry.delayAfter(attempt), name);
+        throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
+      }
+      ObjectNode error = errorJson(failure, name);
+      Map<String, Object> step = step(name, "run", started);
+      step.put("error", error);
+      String outcome = lease.completeInline(step, seconds);
+      if (!"ok".equals(outcome)) {
+        throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+      journal.add(new Task.Entry(name, "run", null, error, false));
+      index++;
+      attempt = 1;
+      throw failed(name, error);
+    }
+    JsonNode output = Transport.JSON.valueToTree(value);
+    Map<String, Object> step = step(name, "run", started);
+    step.put("output", output);
+    String outcome = lease.completeInline(step, seconds);
+    if (!"ok".equals(outcome)) {
+      throw new Suspend(Suspend.Why.LEASE_LOST);
+    }
+    journal.add(new Task.Entry(name, "run", output, null, false));
+    index++;
+    attempt = 1;
+    // Hand back what a replay would: the journaled JSON, not the live object.
+    return convert(output, type);
+  }
+
+  /** Ends the run with the body's result. */
+  public String finish(Object output) {
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("status", "completed");
+    result.put("output", Transport.JSON.valueToTree(output));
+    return lease.finish(result);
+  }
+
+  /** Ends the run as failed with {@code error}. */
+  public String fail(Throwable error) {
+    ObjectNode json =
+        error instanceof StepFailedException sf ? stepError(sf) : errorJson(error, null);
+    return lease.finish(Map.of("status", "failed", "error", json));
+  }
+
+  /** Hands the task back untouched, to be picked up again after {@code delay}. */
+  public String release(Duration delay) {
+    return lease.retryLater(delay, null);
+  }
+
+  private ObjectNode stepError(StepFailedException sf) {
+    for (Task.Entry e : journal) {
+      if (e.name().equals(sf.step()) && e.error() instanceof ObjectNode o) {
+        return o;
+      }
+    }
+    return errorJson(sf, sf.step());
+  }
+
+  /**
+   * The journal entry for {@code name} when replaying, null when the step is new. Enforces that
+   * names are unique and are reached in journal order.
+   */
+  private Task.Entry replayed(String name, String kind) {
+    if (name == null || !STEP.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "step name \""
+              + name
+              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
+    }
+    if (!seen.add(name)) {
+      throw new NonDeterministicWorkflowException(
+          "step name \"" + name + "\" is used twice in run " + task.runId());
+    }
+    if (index < journal.size()) {
+      Task.Entry e = journal.get(index);
+      if (!e.name().equals(name)) {
+        throw new NonDeterministicWorkflowException(
+            "replay of run "
+                + task.runId()
+                + " reached step \""
+                + name
+                + "\" where the journal has step \""
+                + e.name()
+                + "\" (step "
+                + (index + 1)
+                + ")");
+      }
+      if (!e.kind().equals(kind)) {
+        throw new NonDeterministicWorkflowException(
+            "step \""
+                + name
+                + "\" is a "
+                + kind
+                + " in the code but a "
+                + e.kind()
+                + " in the journal");
+      }
+      index++;
+      return e;
+    }
+    return null;
+  }
+
+  private void beforeNewStep() {
+    if (cancellation.isCancelled()) {
+      throw new Suspend(Suspend.Why.LEASE_LOST);
+    }
+    if (stopping.getAsBoolean()) {
+      lease.retryLater(Duration.ZERO, null);
+      throw new Suspend(Suspend.Why.RELEASED);
+    }
+  }
+
+  private ScheduledFuture<?> startHeartbeat() {
+    long every = heartbeatEvery.toMillis();
+    return heartbeats.scheduleWithFixedDelay(
+        () -> {
+          try {
+            if (!lease.extend()) {
+              cancellation.set();
+            }
+          } catch (RuntimeException ignored) {
+            // the next beat tries again
+          }
+        },
+        every,
+        every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private static Map<String, Object> step(String name, String kind, Instant started) {
+    Map<String, Object> step = new LinkedHashMap<>();
+    step.put("name", name);
+    step.put("kind", kind);
+    step.put("startedAt", started.toString());
+    return step;
+  }
+
+  private static StepFailedException failed(String name, JsonNode error) {
+    return new StepFailedException(
+        name, error.path("type").asText("unknown"), error.path("message").asText(""));
+  }
+
+  static ObjectNode errorJson(Throwable t, String step) {
+    ObjectNode e = Transport.JSON.createObjectNode();
+    e.put("type", t.getClass().getName());
+    e.put("message", String.valueOf(t.getMessage()));
+    if (step != null) {
+      e.put("step", step);
+    }
+    StringWriter sw = new StringWriter();
+    t.printStackTrace(new PrintWriter(sw));
+    String stack = sw.toString();
+    e.put("stack", stack.length() > 8000 ? stack.substring(0, 8000) : stack);
+    return e;
+  }
+
+  @SuppressWarnings("unchecked")
+  static <T> T convert(JsonNode node, Type type) {
+    if (type == Void.class || type == void.class) {
+      return null;
+    }
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    JavaType jt = Transport.JSON.getTypeFactory().constructType(type);
+    try {
+      return (T) Transport.JSON.treeToValue(node, jt);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "journaled value does not fit " + jt + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The cancellation flag the heartbeat sets. */
+  static final class Flag implements Cancellation {
+    private final java.util.concurrent.CountDownLatch latch =
+        new java.util.concurrent.CountDownLatch(1);
+
+    void set() {
+      latch.countDown();
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return latch.getCount() == 0;
+    }
+
+    @Override
+    public boolean await(Duration timeout) throws InterruptedException {
+      return latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+}

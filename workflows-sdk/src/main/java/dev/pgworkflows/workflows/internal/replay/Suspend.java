@@ -1,0 +1,30 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+/**
+ * Unwinds a workflow body once its run has been handed back to the queue (sleeping, waiting,
+ * retrying later, released, or no longer ours). An Error, not an Exception, so that ordinary {@code
+ * catch (Exception e)} in workflow code does not swallow it.
+ */
+public final class Suspend extends Error {
+  private static final long serialVersionUID = 1L;
+
+  /** Why the body stopped. */
+  public enum Why {
+    SLEEPING,
+    WAITING,
+    RETRYING,
+    RELEASED,
+    LEASE_LOST
+  }
+
+  private final Why why;
+
+  public Suspend(Why why) {
+    super(why.name(), null, false, false);
+    this.why = why;
+  }
+
+  public Why why() {
+    return why;
+  }
+}

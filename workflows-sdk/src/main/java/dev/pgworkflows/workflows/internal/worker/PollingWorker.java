@@ -1,0 +1,185 @@
+package dev.pgworkflows.workflows.internal.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.Workflow;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.replay.Task;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code workflow.serve()}: one thread long-polls for as many tasks as there are free slots, a pool
+ * runs them. When the server is unreachable it backs off and tries again; leased tasks it could not
+ * finish come back to some worker when their lease runs out.
+ */
+public final class PollingWorker<I, O> implements Worker {
+  private static final Logger log = LoggerFactory.getLogger(PollingWorker.class);
+
+  private final Workflow<I, O> workflow;
+  private final WorkerOptions options;
+  private final Transport transport;
+  private final Semaphore slots;
+  private final ExecutorService runners;
+  private final ScheduledExecutorService heartbeats;
+  private final TaskRunner<I, O> runner;
+  private final Thread poller;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean stopping;
+
+  private PollingWorker(Workflow<I, O> workflow, WorkerOptions options) {
+    this.workflow = workflow;
+    this.options = options;
+    this.transport = new Transport(options.url(), options.token());
+    this.slots = new Semaphore(options.concurrency());
+    AtomicInteger n = new AtomicInteger();
+    this.runners =
+        Executors.newFixedThreadPool(
+            options.concurrency(),
+            r -> {
+              Thread t = new Thread(r, "wf-" + workflow.name() + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.heartbeats =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "wf-" + workflow.name() + "-lease");
+              t.setDaemon(true);
+              return t;
+            });
+    this.runner =
+        new TaskRunner<>(workflow, transport, heartbeats, options.lease(), () -> stopping);
+    this.poller = new Thread(this::pollLoop, "wf-" + workflow.name() + "-poll");
+    this.poller.setDaemon(true);
+  }
+
+  public static <I, O> Worker start(Workflow<I, O> workflow, WorkerOptions options) {
+    PollingWorker<I, O> w = new PollingWorker<>(workflow, options);
+    w.poller.start();
+    return w;
+  }
+
+  private List<Integer> versions() {
+    return options.versions() != null ? options.versions() : List.of(workflow.version());
+  }
+
+  private void pollLoop() {
+    long backoffMs = 100;
+    String path = "/v1/workflows/" + workflow.name() + "/tasks/poll";
+    while (!stopping) {
+      int taken = 0;
+      try {
+        if (!slots.tryAcquire(1, TimeUnit.SECONDS)) {
+          continue;
+        }
+        taken = 1 + slots.drainPermits();
+        int max = Math.min(taken, 100);
+        if (taken > max) {
+          slots.release(taken - max);
+          taken = max;
+        }
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("versions", versions());
+        req.put("max", max);
+        req.put("waitSeconds", options.pollWait().toSeconds());
+        req.put("leaseSeconds", options.lease().toSeconds());
+        JsonNode resp =
+            transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
+        backoffMs = 100;
+        List<Task> tasks =
+            Transport.JSON.convertValue(
+                resp.get("tasks"),
+                Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
+        if (taken > tasks.size()) {
+          slots.release(taken - tasks.size());
+        }
+        taken = 0;
+        for (Task task : tasks) {
+          inFlight.incrementAndGet();
+          runners.execute(
+              () -> {
+                try {
+                  runner.run(task);
+                } finally {
+                  inFlight.decrementAndGet();
+                  slots.release();
+                }
+              });
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        slots.release(taken);
+        return;
+      } catch (ServerUnavailableException | ApiException e) {
+        slots.release(taken);
+        if (stopping) {
+          return;
+        }
+        log.warn(
+            "polling {} failed ({}); retrying in {} ms",
+            workflow.name(),
+            e.getMessage(),
+            backoffMs);
+        sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 5_000);
+      } catch (RuntimeException e) {
+        slots.release(taken);
+        log.error("polling {} failed unexpectedly", workflow.name(), e);
+        sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 5_000);
+      }
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  @Override
+  public void close() {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    poller.interrupt();
+    runners.shutdown();
+    try {
+      if (!runners.awaitTermination(options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn(
+            "{} runs still in flight after {}; their leases will expire and another worker"
+                + " continues them",
+            inFlight.get(),
+            options.shutdownTimeout());
+        runners.shutdownNow();
+      }
+      poller.join(2_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      heartbeats.shutdownNow();
+    }
+  }
+}

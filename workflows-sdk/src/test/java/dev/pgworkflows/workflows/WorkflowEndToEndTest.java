@@ -1,0 +1,384 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pgworkflows.server.TestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Workflows end to end: SDK worker and client against a live server on a real database. */
+class WorkflowEndToEndTest {
+  record Signup(String email) {}
+
+  record User(long id, String email) {}
+
+  record Verified(long userId) {}
+
+  private static TestServer server;
+  private static WorkflowClient client;
+  private final List<Worker> workers = new ArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start();
+    client = WorkflowClient.connect(server.url());
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @AfterEach
+  void stopWorkers() {
+    workers.forEach(Worker::close);
+    workers.clear();
+  }
+
+  private Worker serve(Workflow<?, ?> wf) {
+    return serve(wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(2)));
+  }
+
+  private Worker serve(Workflow<?, ?> wf, WorkerOptions options) {
+    Worker w = wf.serve(options);
+    workers.add(w);
+    return w;
+  }
+
+  private static RunInfo awaitWaiting(String workflow, long runId) {
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> client.get(workflow, runId).waitingFor() != null);
+    return client.get(workflow, runId);
+  }
+
+  @Test
+  void onboardingWithSleepAndSignal() {
+    AtomicInteger created = new AtomicInteger();
+    List<String> mails = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Workflow<Signup, Long> onboard =
+        Workflow.define("onboard-user", Signup.class, Long.class)
+            .version(1)
+            .retention(Duration.ofDays(30))
+            .run(
+                (ctx, in) -> {
+                  User u =
+                      ctx.step()
+                          .run(
+                              "create-user",
+                              User.class,
+                              () -> new User(1000 + created.incrementAndGet(), in.email()));
+                  ctx.step().sleep("welcome-delay", Duration.ofMillis(300));
+                  ctx.step()
+                      .run(
+                          "send-welcome",
+                          () -> mails.add("welcome " + u.email()),
+                          Retry.exponential(5, Duration.ofMillis(10)));
+                  Optional<Verified> v =
+                      ctx.step()
+                          .waitForEvent(
+                              "verify",
+                              Verified.class,
+                              Match.of("userId", u.id()),
+                              Duration.ofDays(7));
+                  if (v.isEmpty()) {
+                    ctx.step().run("nudge", () -> mails.add("nudge " + u.email()));
+                  }
+                  return u.id();
+                });
+    serve(onboard);
+    Started s = client.start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+    assertThat(s.created()).isTrue();
+    RunInfo waiting = awaitWaiting("onboard-user", s.runId());
+    assertThat(waiting.waitingFor().event()).isEqualTo("verify");
+
+    assertThat(client.signal("onboard-user", s.runId(), "verify", Map.of("userId", 9)).delivered())
+        .isFalse();
+    assertThat(
+            client.signal("onboard-user", s.runId(), "verify", Map.of("userId", 1001)).delivered())
+        .isTrue();
+    Long result = client.awaitResult("onboard-user", s.runId(), Long.class, Duration.ofSeconds(20));
+    assertThat(result).isEqualTo(1001L);
+    assertThat(created.get()).isEqualTo(1);
+    assertThat(mails).containsExactly("welcome a@b.c");
+    assertThat(client.steps("onboard-user", s.runId()))
+        .extracting(StepInfo::name)
+        .containsExactly("create-user", "welcome-delay", "send-welcome", "verify");
+    RunInfo run = client.get("onboard-user", s.runId());
+    assertThat(run.retentionDays()).isEqualTo(30);
+
+    Started again =
+        client.start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+    assertThat(again.created()).isFalse();
+    assertThat(again.runId()).isEqualTo(s.runId());
+    assertThat(again.status()).isEqualTo(RunStatus.COMPLETED);
+  }
+
+  @Test
+  void aWaitThatTimesOutTakesTheTimeoutBranch() {
+    Workflow<String, String> wf =
+        Workflow.define("wait-timeout", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  Optional<Verified> v =
+                      ctx.step()
+                          .waitForEvent(
+                              "approve", Verified.class, Match.any(), Duration.ofMillis(200));
+                  return v.isPresent() ? "approved" : "timed out";
+                });
+    serve(wf);
+    Started s = client.start("wait-timeout", "x");
+    assertThat(client.awaitResult("wait-timeout", s.runId(), String.class, Duration.ofSeconds(20)))
+        .isEqualTo("timed out");
+    assertThat(client.steps("wait-timeout", s.runId()).get(0).timedOut()).isTrue();
+  }
+
+  @Test
+  void eachBackoffKindRetriesThenFailsTheRunWithTheError() {
+    Map<String, Retry> policies =
+        Map.of(
+            "fixed", Retry.fixed(3, Duration.ofMillis(20)),
+            "linear", Retry.linear(4, Duration.ofMillis(10)),
+            "exponential", Retry.exponential(5, Duration.ofMillis(5)));
+    Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    for (Map.Entry<String, Retry> p : policies.entrySet()) {
+      String name = "retry-" + p.getKey();
+      AtomicInteger n = calls.computeIfAbsent(name, k -> new AtomicInteger());
+      Workflow<String, String> wf =
+          Workflow.define(name, String.class, String.class)
+              .run(
+                  (ctx, in) ->
+                      ctx.step()
+                          .run(
+                              "flaky",
+                              String.class,
+                              () -> {
+                                n.incrementAndGet();
+                                throw new IllegalStateException("boom " + ctx.attempt());
+                              },
+                              p.getValue()));
+      serve(wf);
+      Started s = client.start(name, "x");
+      assertThatThrownBy(
+              () -> client.awaitResult(name, s.runId(), String.class, Duration.ofSeconds(30)))
+          .isInstanceOf(WorkflowFailedException.class);
+      RunInfo run = client.get(name, s.runId());
+      assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+      assertThat(run.error().get("type").asText()).isEqualTo("java.lang.IllegalStateException");
+      assertThat(run.error().get("message").asText()).isEqualTo("boom " + p.getValue().attempts());
+      assertThat(run.error().get("stack").asText()).contains("IllegalStateException");
+      assertThat(n.get()).as(name).isEqualTo(p.getValue().attempts());
+      StepInfo step = client.steps(name, s.runId()).get(0);
+      assertThat(step.attempts()).isEqualTo(p.getValue().attempts());
+    }
+  }
+
+  @Test
+  void nonRetryableExceptionsFailAtOnceAndBodiesMayCatchStepFailures() {
+    AtomicInteger tries = new AtomicInteger();
+    Workflow<String, String> wf =
+        Workflow.define("compensate", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  try {
+                    ctx.step()
+                        .run(
+                            "charge",
+                            String.class,
+                            () -> {
+                              tries.incrementAndGet();
+                              throw new IllegalArgumentException("card declined");
+                            },
+                            Retry.exponential(5, Duration.ofMillis(5))
+                                .nonRetryable(IllegalArgumentException.class));
+                    return "charged";
+                  } catch (StepFailedException e) {
+                    ctx.step().run("refund", () -> {});
+                    return "compensated after " + e.step();
+                  }
+                });
+    serve(wf);
+    Started s = client.start("compensate", "x");
+    assertThat(client.awaitResult("compensate", s.runId(), String.class, Duration.ofSeconds(20)))
+        .isEqualTo("compensated after charge");
+    assertThat(tries.get()).isEqualTo(1);
+  }
+
+  @Test
+  void anExceptionOutsideAStepFailsTheRun() {
+    Workflow<String, String> wf =
+        Workflow.define("body-throws", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step().run("fine", String.class, () -> "ok");
+                  throw new UnsupportedOperationException("not today");
+                });
+    serve(wf);
+    Started s = client.start("body-throws", "x");
+    assertThatThrownBy(
+            () ->
+                client.awaitResult("body-throws", s.runId(), String.class, Duration.ofSeconds(20)))
+        .isInstanceOf(WorkflowFailedException.class)
+        .hasMessageContaining("not today");
+  }
+
+  @Test
+  void aStepNameUsedTwiceFailsAsNonDeterministic() {
+    Workflow<String, String> wf =
+        Workflow.define("twice", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step().run("same", String.class, () -> "a");
+                  ctx.step().run("same", String.class, () -> "b");
+                  return "unreachable";
+                });
+    serve(wf);
+    Started s = client.start("twice", "x");
+    assertThatThrownBy(
+            () -> client.awaitResult("twice", s.runId(), String.class, Duration.ofSeconds(20)))
+        .isInstanceOf(WorkflowFailedException.class);
+    RunInfo run = client.get("twice", s.runId());
+    assertThat(run.error().get("type").asText()).endsWith("NonDeterministicWorkflowException");
+    assertThat(run.error().get("message").asText()).contains("\"same\" is used twice");
+  }
+
+  @Test
+  void cancelDuringASleepAndDuringAStep() throws Exception {
+    AtomicInteger sawCancel = new AtomicInteger();
+    Workflow<String, String> sleeper =
+        Workflow.define("cancel-sleep", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step().sleep("long", Duration.ofHours(1));
+                  return "woke";
+                });
+    Workflow<String, String> busy =
+        Workflow.define("cancel-step", String.class, String.class)
+            .run(
+                (ctx, in) ->
+                    ctx.step()
+                        .run(
+                            "slow",
+                            String.class,
+                            () -> {
+                              if (ctx.cancellation().await(Duration.ofSeconds(30))) {
+                                sawCancel.incrementAndGet();
+                              }
+                              return "finished anyway";
+                            }));
+    serve(sleeper);
+    serve(
+        busy,
+        WorkerOptions.url(server.url())
+            .pollWait(Duration.ofSeconds(2))
+            .lease(Duration.ofSeconds(2)));
+
+    Started a = client.start("cancel-sleep", "x");
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> !client.steps("cancel-sleep", a.runId()).isEmpty());
+    assertThat(client.cancel("cancel-sleep", a.runId())).isTrue();
+    assertThat(client.cancel("cancel-sleep", a.runId())).isFalse();
+    assertThat(client.get("cancel-sleep", a.runId()).status()).isEqualTo(RunStatus.CANCELLED);
+
+    Started b = client.start("cancel-step", "x");
+    Thread.sleep(500);
+    assertThat(client.cancel("cancel-step", b.runId())).isTrue();
+    Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> sawCancel.get() == 1);
+    Thread.sleep(300);
+    RunInfo run = client.get("cancel-step", b.runId());
+    assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
+    assertThat(client.steps("cancel-step", b.runId())).isEmpty();
+  }
+
+  @Test
+  void versionOneAndTwoWorkersEachGetOnlyTheirRuns() {
+    List<Integer> v1Saw = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Integer> v2Saw = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Workflow<String, Integer> v1 =
+        Workflow.define("versioned", String.class, Integer.class)
+            .version(1)
+            .run(
+                (ctx, in) ->
+                    ctx.step()
+                        .run(
+                            "who",
+                            Integer.class,
+                            () -> {
+                              v1Saw.add(ctx.version());
+                              return 1;
+                            }));
+    Workflow<String, Integer> v2 =
+        Workflow.define("versioned", String.class, Integer.class)
+            .version(2)
+            .run(
+                (ctx, in) ->
+                    ctx.step()
+                        .run(
+                            "who",
+                            Integer.class,
+                            () -> {
+                              v2Saw.add(ctx.version());
+                              return 2;
+                            }));
+    serve(v1);
+    serve(v2);
+    List<Started> ones = new ArrayList<>();
+    List<Started> twos = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ones.add(client.start("versioned", "x", StartOptions.NONE.withVersion(1)));
+      twos.add(client.start("versioned", "x", StartOptions.NONE.withVersion(2)));
+    }
+    for (Started s : ones) {
+      assertThat(client.awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
+          .isEqualTo(1);
+    }
+    for (Started s : twos) {
+      assertThat(client.awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
+          .isEqualTo(2);
+    }
+    assertThat(v1Saw).hasSize(5).containsOnly(1);
+    assertThat(v2Saw).hasSize(5).containsOnly(2);
+    // Without a version, a start takes the newest one a worker registered.
+    assertThat(client.get("versioned", client.start("versioned", "x").runId()).version())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void fiveHundredConcurrentRunsComplete() {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("many", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  int a = ctx.step().run("a", Integer.class, () -> n + 1);
+                  int b = ctx.step().run("b", Integer.class, () -> a * 2);
+                  return ctx.step().run("c", Integer.class, () -> b - 1);
+                });
+    serve(wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(2)).concurrency(32));
+    serve(wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(2)).concurrency(32));
+    List<Started> runs = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      runs.add(client.start("many", i));
+    }
+    for (int i = 0; i < runs.size(); i++) {
+      assertThat(
+              client.awaitResult(
+                  "many", runs.get(i).runId(), Integer.class, Duration.ofSeconds(60)))
+          .isEqualTo((i + 1) * 2 - 1);
+    }
+    var page = client.list("many", RunStatus.COMPLETED, null, 1000);
+    assertThat(page.runs()).hasSize(500);
+  }
+}
