@@ -54,13 +54,14 @@ public final class TopicRoutes {
     String pattern = pattern(ctx);
     Subscribe req = Json.body(ctx, Subscribe.class);
     if (req.type() == null) {
-      throw ApiException.badRequest("type", "type is required: queue, http or https");
+      throw ApiException.badRequest("type", "type is required: queue, workflow, http or https");
     }
     String target;
     switch (req.type()) {
-      case "queue" -> {
+      case "queue", "workflow" -> {
         if (req.name() == null || req.url() != null) {
-          throw ApiException.badRequest("name", "a queue subscription takes a name and no url");
+          throw ApiException.badRequest(
+              "name", "a " + req.type() + " subscription takes a name and no url");
         }
         target = req.name();
       }
