@@ -1,0 +1,121 @@
+package dev.pgworkflows.testkit;
+
+import dev.pgworkflows.server.QueueServer;
+import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.WorkflowClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * A real server on a throwaway embedded PostgreSQL, in your test's JVM:
+ *
+ * <pre>{@code
+ * try (WorkflowTestKit kit = WorkflowTestKit.start()) {
+ *   Worker worker = onboard.serve(kit.workerOptions());
+ *   long run = kit.client().start("onboard-user", signup).runId();
+ *   kit.advanceTime(Duration.ofDays(7));   // a 7-day wait times out now
+ * }
+ * }</pre>
+ */
+public final class WorkflowTestKit implements AutoCloseable {
+  private final QueueServer server;
+  private final Path dataDir;
+
+  private WorkflowTestKit(QueueServer server, Path dataDir) {
+    this.server = server;
+    this.dataDir = dataDir;
+  }
+
+  /** Starts PostgreSQL and the server on free ports. */
+  public static WorkflowTestKit start() {
+    try {
+      Path dir = Files.createTempDirectory("pgworkflows-testkit");
+      ServerConfig config =
+          ServerConfig.from(
+              Map.of(
+                  "WORKFLOWS_PORT", "0",
+                  "WORKFLOWS_EMBEDDED_PG_PORT", "0",
+                  "WORKFLOWS_DATA_DIR", dir.toString(),
+                  "WORKFLOWS_FALLBACK_POLL_MS", "200"));
+      return new WorkflowTestKit(QueueServer.start(config), dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public String url() {
+    return "http://localhost:" + server.port();
+  }
+
+  public WorkflowClient client() {
+    return WorkflowClient.connect(url());
+  }
+
+  /** Worker options for this server with a short poll wait, so workers stop promptly. */
+  public WorkerOptions workerOptions() {
+    return WorkerOptions.url(url()).pollWait(Duration.ofSeconds(1));
+  }
+
+  /**
+   * Moves every pending workflow timer (sleeps, wait timeouts, retry backoffs) {@code by} closer,
+   * then wakes the workers. Timers that become due run at once.
+   */
+  public void advanceTime(Duration by) {
+    try (Connection c = DriverManager.getConnection(server.jdbcUrl(), "postgres", "postgres")) {
+      List<String> queues = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT queue_name FROM queue.queue_meta WHERE queue_name LIKE '\\_\\_wf\\_%'")) {
+        while (rs.next()) {
+          queues.add(rs.getString(1));
+        }
+      }
+      for (String q : queues) {
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE queue."
+                    + quote("q_" + q)
+                    + " SET vt = vt - make_interval(secs => ?) WHERE vt > clock_timestamp()")) {
+          ps.setDouble(1, by.toMillis() / 1000.0);
+          ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify('queue_wakeup', ?)")) {
+          ps.setString(1, q);
+          ps.execute();
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not advance time: " + e.getMessage(), e);
+    }
+  }
+
+  private static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // a temp directory; the OS cleans up eventually
+    }
+  }
+}
