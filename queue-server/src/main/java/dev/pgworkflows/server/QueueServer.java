@@ -9,6 +9,7 @@ import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.http.RequestIds;
+import dev.pgworkflows.server.internal.metrics.Metrics;
 import dev.pgworkflows.server.internal.queue.MessageRoutes;
 import dev.pgworkflows.server.internal.queue.QueueRoutes;
 import dev.pgworkflows.server.internal.queue.QueueStore;
@@ -24,6 +25,8 @@ import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
 import dev.pgworkflows.server.internal.workflow.WorkflowRoutes;
 import dev.pgworkflows.server.internal.workflow.WorkflowStore;
 import dev.pgworkflows.sql.Migrator;
+import dev.pgworkflows.sweeper.Sweeper;
+import dev.pgworkflows.sweeper.SweeperConfig;
 import io.javalin.Javalin;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -140,7 +143,14 @@ public final class QueueServer implements AutoCloseable {
     MessageRoutes messageRoutes = new MessageRoutes(queues, longPoll, timers);
     TopicRoutes topicRoutes = new TopicRoutes(new TopicStore(sql), delivery::nudge);
     WorkflowStore workflows = new WorkflowStore(sql, config.maxRetentionDays());
-    WorkflowEvents events = WorkflowEvents.NONE;
+    Metrics metrics = new Metrics(sql, pool, waiters::waiting);
+    WorkflowEvents events = metrics;
+    Sweeper sweeper =
+        new Sweeper(
+            pool,
+            SweeperConfig.defaults().withInterval(Duration.ofMillis(config.sweeperIntervalMs())),
+            metrics);
+    closeables.add(sweeper);
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events);
     WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, events);
 
@@ -156,6 +166,7 @@ public final class QueueServer implements AutoCloseable {
               cfg.routes.before(auth::check);
               cfg.routes.after(ctx -> RequestIds.clear());
               health.register(cfg.routes);
+              metrics.register(cfg.routes);
               queueRoutes.register(cfg.routes);
               messageRoutes.register(cfg.routes);
               topicRoutes.register(cfg.routes);
@@ -164,6 +175,7 @@ public final class QueueServer implements AutoCloseable {
             });
     app.start();
     delivery.start();
+    sweeper.start(scheduler);
     log.info("pgworkflows server listening on port {}", app.port());
   }
 

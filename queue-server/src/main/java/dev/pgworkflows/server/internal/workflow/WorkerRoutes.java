@@ -179,7 +179,7 @@ public final class WorkerRoutes {
         events.stepCompleted(name, step.name(), req.stepSeconds());
       }
       if (req.result() != null) {
-        events.finished(name, req.result().status());
+        events.finished(name, req.result().status(), store.runSeconds(runId));
       }
     }
     Map<String, Object> body = new LinkedHashMap<>();

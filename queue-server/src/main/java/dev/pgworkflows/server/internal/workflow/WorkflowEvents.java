@@ -4,7 +4,8 @@ package dev.pgworkflows.server.internal.workflow;
 public interface WorkflowEvents {
   void started(String workflow);
 
-  void finished(String workflow, String status);
+  /** A run ended; {@code seconds} is its duration when known. */
+  void finished(String workflow, String status, Double seconds);
 
   void signalled(String workflow, String event);
 
@@ -19,7 +20,7 @@ public interface WorkflowEvents {
         public void started(String workflow) {}
 
         @Override
-        public void finished(String workflow, String status) {}
+        public void finished(String workflow, String status, Double seconds) {}
 
         @Override
         public void signalled(String workflow, String event) {}

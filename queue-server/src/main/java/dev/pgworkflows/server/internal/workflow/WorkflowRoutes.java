@@ -199,7 +199,7 @@ public final class WorkflowRoutes {
     run(name, runId);
     WorkflowStore.Cancelled c = store.cancel(runId);
     if (c.cancelled()) {
-      events.finished(name, "cancelled");
+      events.finished(name, "cancelled", store.runSeconds(runId));
     }
     Json.respond(
         ctx, 200, Map.of("runId", runId, "status", c.status(), "cancelled", c.cancelled()));

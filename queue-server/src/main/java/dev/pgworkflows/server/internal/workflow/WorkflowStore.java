@@ -74,6 +74,19 @@ public final class WorkflowStore {
         limit);
   }
 
+  /** Seconds from start to end of a finished run; null while it runs. */
+  public Double runSeconds(long runId) {
+    return sql.one(
+            "SELECT extract(epoch FROM completed_at - started_at)::float8 FROM queue.workflow_run"
+                + " WHERE run_id = ?",
+            rs -> {
+              double v = rs.getDouble(1);
+              return rs.wasNull() ? null : v;
+            },
+            runId)
+        .orElse(null);
+  }
+
   public String journal(long runId) {
     return sql.one("SELECT queue.workflow_journal(?)::text", rs -> rs.getString(1), runId)
         .orElseThrow();
