@@ -179,6 +179,16 @@ public final class QueueServer implements AutoCloseable {
     log.info("pgworkflows server listening on port {}", app.port());
   }
 
+  /** Every route as "METHOD /path/{param}", for checking the server against openapi.yaml. */
+  public List<String> routes() {
+    return app.unsafe.internalRouter.allHttpHandlers().stream()
+        .map(e -> e.endpoint)
+        .filter(e -> e.method.isHttpMethod())
+        .map(e -> e.method.name() + " " + e.path)
+        .sorted()
+        .toList();
+  }
+
   public int port() {
     return app.port();
   }

@@ -83,6 +83,14 @@ public final class Api {
       }
       headers.forEach(req::header);
       HttpResponse<String> resp = CLIENT.send(req.build(), HttpResponse.BodyHandlers.ofString());
+      SpecValidator.check(
+          method,
+          path,
+          new String(bytes, java.nio.charset.StandardCharsets.UTF_8),
+          headers.getOrDefault("Content-Type", "application/json"),
+          resp.statusCode(),
+          resp.body(),
+          resp.headers().map());
       JsonNode json = null;
       String ct = resp.headers().firstValue("Content-Type").orElse("");
       if (ct.contains("json") && !resp.body().isEmpty()) {

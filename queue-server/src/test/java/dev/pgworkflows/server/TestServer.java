@@ -37,6 +37,10 @@ public final class TestServer implements AutoCloseable {
     return "http://localhost:" + server.port();
   }
 
+  public QueueServer server() {
+    return server;
+  }
+
   public TestDatabase database() {
     return db;
   }
