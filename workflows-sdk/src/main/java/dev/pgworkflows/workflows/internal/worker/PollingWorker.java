@@ -113,7 +113,11 @@ public final class PollingWorker<I, O> implements Worker {
           runners.execute(
               () -> {
                 try {
-                  runner.run(task);
+                  if (stopping) {
+                    runner.release(task);
+                  } else {
+                    runner.run(task);
+                  }
                 } finally {
                   inFlight.decrementAndGet();
                   slots.release();
@@ -164,9 +168,15 @@ public final class PollingWorker<I, O> implements Worker {
       return;
     }
     stopping = true;
-    poller.interrupt();
-    runners.shutdown();
     try {
+      // The poll in flight is not interrupted: the server may already have leased tasks to it,
+      // and an abandoned poll would strand them until their lease ran out. It returns within
+      // pollWait; whatever it brings is handed straight back.
+      poller.join(options.pollWait().plusSeconds(20).toMillis());
+      if (poller.isAlive()) {
+        poller.interrupt();
+      }
+      runners.shutdown();
       if (!runners.awaitTermination(options.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         log.warn(
             "{} runs still in flight after {}; their leases will expire and another worker"
@@ -175,7 +185,6 @@ public final class PollingWorker<I, O> implements Worker {
             options.shutdownTimeout());
         runners.shutdownNow();
       }
-      poller.join(2_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

@@ -1,0 +1,169 @@
+package dev.pgworkflows.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * pgworkflows and DBOS Transact Java on one PostgreSQL, in one invocation, alternating systems (A
+ * B, then B A), each on a fresh database with the same pool size. Prints a table of medians with
+ * spread and ours/DBOS ratios, and writes the raw numbers as JSON.
+ *
+ * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--out results.json]}
+ */
+public final class Bench {
+  private static final int POOL = 20;
+
+  private record Settings(
+      int reps,
+      int burnRuns,
+      double steadySeconds,
+      int sleepers,
+      int idleSamples,
+      long idleMs,
+      double cycleSeconds) {}
+
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    List<String> a = List.of(args);
+    boolean quick = a.contains("--quick");
+    Settings s =
+        quick
+            ? new Settings(1, 1000, 5, 100, 20, 200, 3)
+            : new Settings(3, 10_000, 20, 100, 200, 1000, 10);
+    int repsAt = a.indexOf("--reps");
+    if (repsAt >= 0) {
+      s =
+          new Settings(
+              Integer.parseInt(a.get(repsAt + 1)),
+              s.burnRuns,
+              s.steadySeconds,
+              s.sleepers,
+              s.idleSamples,
+              s.idleMs,
+              s.cycleSeconds);
+    }
+    int outAt = a.indexOf("--out");
+    Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "bench-results.json");
+
+    Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
+    results.put("pgworkflows", new LinkedHashMap<>());
+    results.put("DBOS", new LinkedHashMap<>());
+    long started = System.nanoTime();
+    try (Pg pg = new Pg()) {
+      for (int rep = 0; rep < s.reps; rep++) {
+        List<String> order =
+            rep % 2 == 0 ? List.of("pgworkflows", "DBOS") : List.of("DBOS", "pgworkflows");
+        for (String sys : order) {
+          System.err.printf("rep %d: %s%n", rep + 1, sys);
+          runOne(pg, sys, s, results.get(sys));
+        }
+      }
+    }
+    double minutes = (System.nanoTime() - started) / 60e9;
+    print(results, s, minutes);
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("at", Instant.now().toString());
+    json.put("mode", quick ? "quick" : "full");
+    json.put("settings", s);
+    json.put("cores", Runtime.getRuntime().availableProcessors());
+    json.put("java", System.getProperty("java.version"));
+    json.put("results", results);
+    Files.writeString(
+        out,
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
+    System.out.println("raw results: " + out.toAbsolutePath());
+  }
+
+  private static Contender open(Pg pg, String sys) throws Exception {
+    return sys.equals("DBOS") ? new Dbos(pg, POOL) : new Ours(pg, POOL);
+  }
+
+  private static void add(Map<String, List<Double>> r, String key, double v) {
+    r.computeIfAbsent(key, k -> new ArrayList<>()).add(v);
+  }
+
+  private static void runOne(Pg pg, String sys, Settings s, Map<String, List<Double>> r)
+      throws Exception {
+    double peak;
+    try (Contender c = open(pg, sys)) {
+      c.burnDown(Math.max(50, s.burnRuns / 10)); // warm-up
+      long wal0 = pg.walLsn();
+      double cpu0 = Pg.cpuSeconds();
+      double secs = c.burnDown(s.burnRuns);
+      double cpu = Pg.cpuSeconds() - cpu0;
+      long wal = pg.walLsn() - wal0;
+      long steps = 3L * s.burnRuns;
+      peak = s.burnRuns / secs;
+      add(r, "burn-down runs/s", peak);
+      add(r, "burn-down steps/s", steps / secs);
+      add(r, "WAL bytes per step", (double) wal / steps);
+      add(r, "CPU s per 1k steps", cpu / steps * 1000);
+    }
+    try (Contender c = open(pg, sys)) {
+      for (double load : new double[] {0.5, 0.8}) {
+        Recorder rec = c.steady(peak * load, s.steadySeconds);
+        String at = " @" + Math.round(load * 100) + "%";
+        add(r, "step-to-step p50 ms" + at, Stats.percentile(rec.stepToStep(), 50));
+        add(r, "step-to-step p99 ms" + at, Stats.percentile(rec.stepToStep(), 99));
+        add(r, "start→first step p50 ms" + at, Stats.percentile(rec.startToFirstStep(), 50));
+        add(r, "start→first step p99 ms" + at, Stats.percentile(rec.startToFirstStep(), 99));
+      }
+      List<Double> over = c.sleepOvershoot(s.sleepers);
+      add(r, "sleep(1 s) overshoot p50 ms", Stats.percentile(over, 50));
+      add(r, "sleep(1 s) overshoot p99 ms", Stats.percentile(over, 99));
+      List<Double> idle = c.idleStart(s.idleSamples, s.idleMs);
+      add(r, "idle start→first step p50 ms", Stats.percentile(idle, 50));
+      add(r, "idle start→first step p99 ms", Stats.percentile(idle, 99));
+      if (c instanceof Ours ours) {
+        List<Double> wake = ours.queueWakeup(s.idleSamples, s.idleMs);
+        add(r, "queue long-poll wake-up p50 ms", Stats.percentile(wake, 50));
+        add(r, "queue long-poll wake-up p99 ms", Stats.percentile(wake, 99));
+        for (int clients : new int[] {1, 4, 16}) {
+          add(
+              r,
+              "queue send+receive+delete/s, " + clients + " clients",
+              ours.queueCycles(clients, s.cycleSeconds));
+        }
+      }
+    }
+  }
+
+  private static void print(
+      Map<String, Map<String, List<Double>>> results, Settings s, double minutes) {
+    Map<String, List<Double>> ours = results.get("pgworkflows");
+    Map<String, List<Double>> dbos = results.get("DBOS");
+    Function<List<Double>, String> fmt =
+        v -> {
+          if (v == null || v.isEmpty()) {
+            return "-";
+          }
+          double[] d = v.stream().mapToDouble(Double::doubleValue).toArray();
+          String m = String.format("%.2f", Stats.median(d));
+          return d.length > 1 ? m + " ±" + String.format("%.2f", Stats.spread(d) / 2) : m;
+        };
+    System.out.printf(
+        "%nmedian of %d repetition(s) (± half the spread); %d burn-down runs; %.1f min%n",
+        s.reps, s.burnRuns, minutes);
+    System.out.printf("%-42s %18s %18s %10s%n", "metric", "pgworkflows", "DBOS", "ours/DBOS");
+    for (String key : ours.keySet()) {
+      List<Double> o = ours.get(key);
+      List<Double> d = dbos.get(key);
+      String ratio = "-";
+      if (d != null && !d.isEmpty()) {
+        double om = Stats.median(o.stream().mapToDouble(Double::doubleValue).toArray());
+        double dm = Stats.median(d.stream().mapToDouble(Double::doubleValue).toArray());
+        ratio = String.format("%.2f", om / dm);
+      }
+      System.out.printf("%-42s %18s %18s %10s%n", key, fmt.apply(o), fmt.apply(d), ratio);
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package dev.pgworkflows.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.dbos.transact.DBOS;
+import dev.dbos.transact.config.DBOSConfig;
+import dev.dbos.transact.workflow.WorkflowHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** DBOS Transact Java, in this JVM, over its own database with the same pool size. */
+final class Dbos implements Contender {
+  /** The workflows, registered through a DBOS proxy. */
+  public interface Flows {
+    int three(int seq);
+
+    int sleeper(int seq);
+  }
+
+  /** Implementation with DBOS annotations. */
+  public static final class FlowsImpl implements Flows {
+    private final DBOS dbos;
+    private final Dbos owner;
+
+    FlowsImpl(DBOS dbos, Dbos owner) {
+      this.dbos = dbos;
+      this.owner = owner;
+    }
+
+    @Override
+    @dev.dbos.transact.workflow.Workflow(name = "three")
+    public int three(int seq) {
+      dbos.runStep(() -> owner.mark(seq, 1, 2), "a");
+      dbos.runStep(() -> owner.mark(seq, 3, 4), "b");
+      dbos.runStep(() -> owner.mark(seq, 5, 5), "c");
+      return seq;
+    }
+
+    @Override
+    @dev.dbos.transact.workflow.Workflow(name = "sleeper")
+    public int sleeper(int seq) {
+      long intended = dbos.runStep(() -> System.nanoTime() + 1_000_000_000L, "before");
+      dbos.sleep(Duration.ofSeconds(1));
+      dbos.runStep(
+          () -> {
+            owner.overshoot.add((System.nanoTime() - intended) / 1e6);
+            return 0;
+          },
+          "after");
+      return seq;
+    }
+  }
+
+  private final HikariDataSource pool;
+  private final DBOS dbos;
+  private final Flows flows;
+  private volatile Recorder rec = new Recorder();
+  final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger seqs = new AtomicInteger();
+
+  Dbos(Pg pg, int poolSize) throws Exception {
+    String db = pg.freshDatabase("dbos");
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(pg.jdbcUrl(db));
+    hc.setUsername("postgres");
+    hc.setPassword("postgres");
+    hc.setMaximumPoolSize(poolSize);
+    pool = new HikariDataSource(hc);
+    DBOSConfig config =
+        DBOSConfig.defaults("bench")
+            .withDatabaseUrl(pg.jdbcUrl(db))
+            .withDbUser("postgres")
+            .withDbPassword("postgres")
+            .withDataSource(pool);
+    dbos = new DBOS(config);
+    flows = dbos.registerProxy(Flows.class, new FlowsImpl(dbos, this));
+    dbos.launch();
+  }
+
+  int mark(int seq, int start, int end) {
+    Recorder r = rec;
+    r.mark(seq, start);
+    r.mark(seq, end);
+    return start;
+  }
+
+  @Override
+  public String name() {
+    return "DBOS";
+  }
+
+  @Override
+  public double burnDown(int n) throws Exception {
+    rec = new Recorder();
+    ExecutorService starters = Executors.newFixedThreadPool(8);
+    try {
+      long t0 = System.nanoTime();
+      List<CompletableFuture<WorkflowHandle<Integer, RuntimeException>>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        fs.add(
+            CompletableFuture.supplyAsync(
+                () -> dbos.startWorkflow(() -> flows.three(seq)), starters));
+      }
+      for (var f : fs) {
+        f.join().getResult();
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      starters.shutdownNow();
+    }
+  }
+
+  @Override
+  public Recorder steady(double rate, double seconds) throws Exception {
+    Recorder r = new Recorder();
+    rec = r;
+    int n = (int) Math.round(rate * seconds);
+    ScheduledExecutorService sched = Executors.newScheduledThreadPool(16);
+    List<CompletableFuture<WorkflowHandle<Integer, RuntimeException>>> fs = new ArrayList<>();
+    try {
+      long t0 = System.nanoTime() + 50_000_000L;
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        long intended = t0 + (long) (i * 1e9 / rate);
+        r.intended(seq, intended);
+        CompletableFuture<WorkflowHandle<Integer, RuntimeException>> f = new CompletableFuture<>();
+        fs.add(f);
+        sched.schedule(
+            () -> f.complete(dbos.startWorkflow(() -> flows.three(seq))),
+            intended - System.nanoTime(),
+            TimeUnit.NANOSECONDS);
+      }
+      for (var f : fs) {
+        f.get(5, TimeUnit.MINUTES).getResult();
+      }
+      return r;
+    } finally {
+      sched.shutdownNow();
+    }
+  }
+
+  @Override
+  public List<Double> sleepOvershoot(int n) throws Exception {
+    overshoot.clear();
+    List<WorkflowHandle<Integer, RuntimeException>> hs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int seq = seqs.incrementAndGet();
+      hs.add(dbos.startWorkflow(() -> flows.sleeper(seq)));
+    }
+    for (var h : hs) {
+      h.getResult();
+    }
+    return new ArrayList<>(overshoot);
+  }
+
+  @Override
+  public List<Double> idleStart(int samples, long idleMs) throws Exception {
+    Recorder r = new Recorder();
+    rec = r;
+    for (int i = 0; i < samples; i++) {
+      Thread.sleep(idleMs);
+      int seq = seqs.incrementAndGet();
+      r.intended(seq, System.nanoTime());
+      dbos.startWorkflow(() -> flows.three(seq)).getResult();
+    }
+    return r.startToFirstStep();
+  }
+
+  @Override
+  public void close() {
+    dbos.shutdown();
+    pool.close();
+  }
+}

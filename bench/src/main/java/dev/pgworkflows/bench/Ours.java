@@ -1,0 +1,310 @@
+package dev.pgworkflows.bench;
+
+import dev.pgworkflows.server.QueueServer;
+import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.Workflow;
+import dev.pgworkflows.workflows.WorkflowClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** pgworkflows: the server in this JVM over its own database, SDK workers over HTTP. */
+final class Ours implements Contender {
+  private static final int WORKERS = 2;
+  private static final int CONCURRENCY = 32;
+
+  private final Pg pg;
+  private final String db;
+  private final QueueServer server;
+  private final String url;
+  private final WorkflowClient client;
+  private volatile Recorder rec = new Recorder();
+  private final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
+  private final Workflow<Integer, Integer> three;
+  private final Workflow<Integer, Integer> sleeper;
+
+  Ours(Pg pg, int poolSize) throws Exception {
+    this.pg = pg;
+    this.db = pg.freshDatabase("ours");
+    this.server =
+        QueueServer.start(
+            ServerConfig.from(
+                Map.of(
+                    "WORKFLOWS_PORT", "0",
+                    "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
+                    "DATABASE_URL", pg.jdbcUrl(db),
+                    "WORKFLOWS_DATABASE_USER", "postgres",
+                    "WORKFLOWS_DATABASE_PASSWORD", "postgres")));
+    this.url = "http://localhost:" + server.port();
+    this.client = WorkflowClient.connect(url);
+    this.three =
+        Workflow.define("bench3", Integer.class, Integer.class)
+            .run(
+                (ctx, seq) -> {
+                  ctx.step().run("a", Integer.class, () -> mark(seq, 1, 2));
+                  ctx.step().run("b", Integer.class, () -> mark(seq, 3, 4));
+                  ctx.step().run("c", Integer.class, () -> mark(seq, 5, 5));
+                  return seq;
+                });
+    this.sleeper =
+        Workflow.define("sleeper", Integer.class, Integer.class)
+            .run(
+                (ctx, seq) -> {
+                  long intended =
+                      ctx.step()
+                          .run("before", Long.class, () -> System.nanoTime() + 1_000_000_000L);
+                  ctx.step().sleep("nap", Duration.ofSeconds(1));
+                  ctx.step()
+                      .run(
+                          "after",
+                          Integer.class,
+                          () -> {
+                            overshoot.add((System.nanoTime() - intended) / 1e6);
+                            return 0;
+                          });
+                  return seq;
+                });
+  }
+
+  private int mark(int seq, int start, int end) {
+    Recorder r = rec;
+    r.mark(seq, start);
+    r.mark(seq, end);
+    return start;
+  }
+
+  @Override
+  public String name() {
+    return "pgworkflows";
+  }
+
+  private List<Worker> serve(Workflow<?, ?> wf, int workers) {
+    List<Worker> out = new ArrayList<>();
+    for (int i = 0; i < workers; i++) {
+      out.add(
+          wf.serve(
+              WorkerOptions.url(url).concurrency(CONCURRENCY).pollWait(Duration.ofSeconds(5))));
+    }
+    return out;
+  }
+
+  private long completed(String workflow) throws Exception {
+    return pg.scalar(
+        db,
+        "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = '"
+            + workflow
+            + "' AND status = 'completed'");
+  }
+
+  private void awaitCompleted(String workflow, long target, Duration max) throws Exception {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (completed(workflow) < target) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(workflow + ": runs did not finish within " + max);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private final AtomicInteger seqs = new AtomicInteger();
+
+  @Override
+  public double burnDown(int n) throws Exception {
+    rec = new Recorder();
+    long before = completed("bench3");
+    List<Worker> workers = serve(three, WORKERS);
+    ExecutorService starters = Executors.newFixedThreadPool(8);
+    try {
+      long t0 = System.nanoTime();
+      List<CompletableFuture<?>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        fs.add(CompletableFuture.runAsync(() -> client.start("bench3", seq), starters));
+      }
+      CompletableFuture.allOf(fs.toArray(new CompletableFuture<?>[0])).join();
+      awaitCompleted("bench3", before + n, Duration.ofMinutes(10));
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      starters.shutdownNow();
+      workers.forEach(Worker::close);
+    }
+  }
+
+  @Override
+  public Recorder steady(double rate, double seconds) throws Exception {
+    Recorder r = new Recorder();
+    rec = r;
+    long before = completed("bench3");
+    List<Worker> workers = serve(three, WORKERS);
+    int n = (int) Math.round(rate * seconds);
+    ScheduledExecutorService sched = Executors.newScheduledThreadPool(16);
+    try {
+      Thread.sleep(500);
+      long t0 = System.nanoTime() + 50_000_000L;
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        long intended = t0 + (long) (i * 1e9 / rate);
+        r.intended(seq, intended);
+        sched.schedule(
+            () -> client.start("bench3", seq), intended - System.nanoTime(), TimeUnit.NANOSECONDS);
+      }
+      awaitCompleted("bench3", before + n, Duration.ofMinutes(5));
+      return r;
+    } finally {
+      sched.shutdownNow();
+      workers.forEach(Worker::close);
+    }
+  }
+
+  @Override
+  public List<Double> sleepOvershoot(int n) throws Exception {
+    overshoot.clear();
+    long before = completed("sleeper");
+    List<Worker> workers = serve(sleeper, 1);
+    try {
+      for (int i = 0; i < n; i++) {
+        client.start("sleeper", seqs.incrementAndGet());
+      }
+      awaitCompleted("sleeper", before + n, Duration.ofMinutes(2));
+      return new ArrayList<>(overshoot);
+    } finally {
+      workers.forEach(Worker::close);
+    }
+  }
+
+  @Override
+  public List<Double> idleStart(int samples, long idleMs) throws Exception {
+    Recorder r = new Recorder();
+    rec = r;
+    List<Worker> workers = serve(three, 1);
+    try {
+      Thread.sleep(500);
+      for (int i = 0; i < samples; i++) {
+        Thread.sleep(idleMs);
+        int seq = seqs.incrementAndGet();
+        r.intended(seq, System.nanoTime());
+        client.start("bench3", seq);
+        while (r.complete() < i + 1) {
+          Thread.sleep(1);
+        }
+      }
+      return r.startToFirstStep();
+    } finally {
+      workers.forEach(Worker::close);
+    }
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private String post(String path, String body) throws Exception {
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create(url + path))
+                .header("Authorization", "Bearer bench")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private void delete(String path) throws Exception {
+    HTTP.send(
+        HttpRequest.newBuilder(URI.create(url + path))
+            .header("Authorization", "Bearer bench")
+            .DELETE()
+            .build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  /** Idle long-poll wake-up: ms from the start of a send to the waiting receive returning. */
+  List<Double> queueWakeup(int samples, long idleMs) throws Exception {
+    HTTP.send(
+        HttpRequest.newBuilder(URI.create(url + "/v1/queues/wake"))
+            .header("Authorization", "Bearer bench")
+            .PUT(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.discarding());
+    List<Double> out = new ArrayList<>();
+    for (int i = 0; i < samples; i++) {
+      AtomicLong returned = new AtomicLong();
+      Thread consumer =
+          new Thread(
+              () -> {
+                try {
+                  post("/v1/queues/wake/messages/receive", "{\"waitSeconds\":10,\"max\":1}");
+                  returned.set(System.nanoTime());
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      consumer.start();
+      Thread.sleep(idleMs);
+      long t0 = System.nanoTime();
+      post("/v1/queues/wake/messages", "{\"body\":1}");
+      consumer.join();
+      out.add((returned.get() - t0) / 1e6);
+      post("/v1/queues/wake/purge", "");
+    }
+    return out;
+  }
+
+  /** send → receive → delete cycles per second over REST with {@code clients} threads. */
+  double queueCycles(int clients, double seconds) throws Exception {
+    String q = "cycle" + clients;
+    HTTP.send(
+        HttpRequest.newBuilder(URI.create(url + "/v1/queues/" + q))
+            .header("Authorization", "Bearer bench")
+            .PUT(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.discarding());
+    AtomicLong cycles = new AtomicLong();
+    long end = System.nanoTime() + (long) (seconds * 1e9);
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  while (System.nanoTime() < end) {
+                    post("/v1/queues/" + q + "/messages", "{\"body\":{\"n\":1}}");
+                    String got = post("/v1/queues/" + q + "/messages/receive", "{\"max\":1}");
+                    int at = got.indexOf("\"id\":");
+                    if (at >= 0) {
+                      String id = got.substring(at + 5, got.indexOf(',', at));
+                      delete("/v1/queues/" + q + "/messages/" + id);
+                      cycles.incrementAndGet();
+                    }
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    return cycles.get() / seconds;
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}

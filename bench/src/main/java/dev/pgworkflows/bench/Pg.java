@@ -1,0 +1,98 @@
+package dev.pgworkflows.bench;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.stream.Stream;
+
+/** The one PostgreSQL both systems run on, fresh databases, and resource counters. */
+final class Pg implements AutoCloseable {
+  private final EmbeddedPostgres pg;
+  private int databases;
+
+  Pg() throws IOException {
+    // Same settings for both systems; durable commits as in production.
+    pg =
+        EmbeddedPostgres.builder()
+            .setServerConfig("max_connections", "300")
+            .setServerConfig("shared_buffers", "512MB")
+            .setServerConfig("synchronous_commit", "on")
+            .start();
+  }
+
+  String jdbcUrl(String db) {
+    return pg.getJdbcUrl("postgres", db);
+  }
+
+  String freshDatabase(String prefix) throws SQLException {
+    String name = prefix + "_" + (++databases);
+    exec("postgres", "CREATE DATABASE " + name);
+    return name;
+  }
+
+  void exec(String db, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl(db), "postgres", "postgres");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  long scalar(String db, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(jdbcUrl(db), "postgres", "postgres");
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** WAL position in bytes. */
+  long walLsn() throws SQLException {
+    return scalar("postgres", "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn");
+  }
+
+  /** CPU seconds used so far by this JVM and every postgres process. */
+  static double cpuSeconds() {
+    double jvm =
+        ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime()
+            / 1e9;
+    double postgres = 0;
+    long ticks = 100; // USER_HZ on Linux
+    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        String name = p.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        try {
+          String stat = Files.readString(p.resolve("stat"));
+          int close = stat.lastIndexOf(')');
+          String comm = stat.substring(stat.indexOf('(') + 1, close);
+          if (!comm.startsWith("postgres")) {
+            continue;
+          }
+          String[] f = stat.substring(close + 2).split(" ");
+          postgres += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) ticks;
+        } catch (IOException | RuntimeException ignored) {
+          // the process went away
+        }
+      }
+    } catch (IOException ignored) {
+      // no /proc: CPU is reported for the JVM only
+    }
+    return jvm + postgres;
+  }
+
+  @Override
+  public void close() throws IOException {
+    pg.close();
+  }
+}

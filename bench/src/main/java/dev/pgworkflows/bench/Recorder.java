@@ -1,0 +1,64 @@
+package dev.pgworkflows.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Timestamps taken inside step code, keyed by the run's sequence number, so latencies are measured
+ * where the work happens rather than at a client.
+ */
+final class Recorder {
+  /** intended start, step a start, step a end, step b start, step b end, step c start. */
+  private final ConcurrentHashMap<Integer, long[]> marks = new ConcurrentHashMap<>();
+
+  void intended(int seq, long nanos) {
+    slot(seq)[0] = nanos;
+  }
+
+  void mark(int seq, int index) {
+    long[] s = slot(seq);
+    if (s[index] == 0) {
+      s[index] = System.nanoTime();
+    }
+  }
+
+  private long[] slot(int seq) {
+    return marks.computeIfAbsent(seq, k -> new long[6]);
+  }
+
+  int complete() {
+    int n = 0;
+    for (long[] s : marks.values()) {
+      if (s[5] != 0) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Milliseconds from the intended start to the first step. */
+  List<Double> startToFirstStep() {
+    List<Double> out = new ArrayList<>();
+    for (long[] s : marks.values()) {
+      if (s[0] != 0 && s[1] != 0) {
+        out.add((s[1] - s[0]) / 1e6);
+      }
+    }
+    return out;
+  }
+
+  /** Milliseconds from one step's end to the next step's start. */
+  List<Double> stepToStep() {
+    List<Double> out = new ArrayList<>();
+    for (long[] s : marks.values()) {
+      if (s[2] != 0 && s[3] != 0) {
+        out.add((s[3] - s[2]) / 1e6);
+      }
+      if (s[4] != 0 && s[5] != 0) {
+        out.add((s[5] - s[4]) / 1e6);
+      }
+    }
+    return out;
+  }
+}
