@@ -25,6 +25,8 @@ CREATE TABLE queue.workflow_run (
     wait_event        text,
     wait_match        jsonb,
     wait_since        timestamptz,
+    -- W3C trace of the run: "<trace id>-<run span id>-<parent span id>"; steps are its children.
+    trace_context     text CHECK (length(trace_context) <= 128),
     started_at        timestamptz NOT NULL DEFAULT now(),
     completed_at      timestamptz,
     UNIQUE (workflow_name, idempotency_key),
@@ -110,7 +112,8 @@ CREATE FUNCTION queue.workflow_start(
     p_version int DEFAULT NULL,
     p_idempotency_key text DEFAULT NULL,
     p_retention_days int DEFAULT NULL,
-    p_max_retention_days int DEFAULT 365
+    p_max_retention_days int DEFAULT 365,
+    p_trace_context text DEFAULT NULL
 ) RETURNS TABLE (run_id bigint, status queue.workflow_status, created boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -139,8 +142,9 @@ BEGIN
         PERFORM queue.create_queue(v_queue, true, 60, NULL);
     END IF;
 
-    INSERT INTO queue.workflow_run (workflow_name, workflow_version, input, idempotency_key, retention_days)
-    VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention)
+    INSERT INTO queue.workflow_run (workflow_name, workflow_version, input, idempotency_key, retention_days,
+                                    trace_context)
+    VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention, p_trace_context)
     ON CONFLICT (workflow_name, idempotency_key) DO NOTHING
     RETURNING workflow_run.run_id INTO v_run;
     IF v_run IS NULL THEN
@@ -177,7 +181,8 @@ RETURNS TABLE (
     reason      text,
     input       jsonb,
     journal     jsonb,
-    started_at  timestamptz
+    started_at  timestamptz,
+    trace_context text
 )
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -236,6 +241,7 @@ BEGIN
             input := r.input;
             journal := queue.workflow_journal(r.run_id);
             started_at := r.started_at;
+            trace_context := r.trace_context;
             RETURN NEXT;
         END LOOP;
     END LOOP;
@@ -464,7 +470,8 @@ BEGIN
         RETURN QUERY SELECT false, 'not waiting for that event'::text, r.workflow_name;
         RETURN;
     END IF;
-    IF NOT (coalesce(p_payload, 'null'::jsonb) @> r.wait_match) THEN
+    -- An empty match accepts any payload, scalars included.
+    IF r.wait_match <> '{}'::jsonb AND NOT (coalesce(p_payload, 'null'::jsonb) @> r.wait_match) THEN
         RETURN QUERY SELECT false, 'payload does not match'::text, r.workflow_name;
         RETURN;
     END IF;

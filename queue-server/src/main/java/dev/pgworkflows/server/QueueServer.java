@@ -16,6 +16,7 @@ import dev.pgworkflows.server.internal.queue.QueueStore;
 import dev.pgworkflows.server.internal.topic.HttpDelivery;
 import dev.pgworkflows.server.internal.topic.TopicRoutes;
 import dev.pgworkflows.server.internal.topic.TopicStore;
+import dev.pgworkflows.server.internal.tracing.Tracing;
 import dev.pgworkflows.server.internal.wait.LongPoll;
 import dev.pgworkflows.server.internal.wait.Timers;
 import dev.pgworkflows.server.internal.wait.Waiters;
@@ -28,6 +29,7 @@ import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.sweeper.Sweeper;
 import dev.pgworkflows.sweeper.SweeperConfig;
 import io.javalin.Javalin;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,9 +60,14 @@ public final class QueueServer implements AutoCloseable {
 
   /** Starts a server; throws when the database cannot be reached or migrated. */
   public static QueueServer start(ServerConfig config) {
+    return start(config, Tracing.fromEnvironment(System.getenv()));
+  }
+
+  /** Starts a server that traces with the given OpenTelemetry (tests pass an in-memory one). */
+  public static QueueServer start(ServerConfig config, OpenTelemetry otel) {
     QueueServer s = new QueueServer();
     try {
-      s.boot(config);
+      s.boot(config, otel);
       return s;
     } catch (RuntimeException e) {
       s.close();
@@ -68,7 +75,8 @@ public final class QueueServer implements AutoCloseable {
     }
   }
 
-  private void boot(ServerConfig config) {
+  private void boot(ServerConfig config, OpenTelemetry otel) {
+    Tracing tracing = new Tracing(otel);
     if (config.databaseUrl().isPresent()) {
       connectionInfo =
           ConnectionInfo.parse(
@@ -151,8 +159,8 @@ public final class QueueServer implements AutoCloseable {
             SweeperConfig.defaults().withInterval(Duration.ofMillis(config.sweeperIntervalMs())),
             metrics);
     closeables.add(sweeper);
-    WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events);
-    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, events);
+    WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events, tracing);
+    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, events, tracing);
 
     app =
         Javalin.create(
@@ -163,6 +171,7 @@ public final class QueueServer implements AutoCloseable {
               cfg.jetty.port = config.port();
               Problems.install(cfg);
               cfg.routes.before(RequestIds::assign);
+              tracing.register(cfg.routes);
               cfg.routes.before(auth::check);
               cfg.routes.after(ctx -> RequestIds.clear());
               health.register(cfg.routes);

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows;
 
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,6 +13,7 @@ import java.util.List;
  *     runs (default 60 s)
  * @param versions the versions this worker claims; default: the workflow's own version
  * @param shutdownTimeout how long {@link Worker#close()} waits for in-flight steps (default 30 s)
+ * @param openTelemetry where step spans go; null means {@code GlobalOpenTelemetry}
  */
 public record WorkerOptions(
     String url,
@@ -20,7 +22,8 @@ public record WorkerOptions(
     Duration pollWait,
     Duration lease,
     List<Integer> versions,
-    Duration shutdownTimeout) {
+    Duration shutdownTimeout,
+    OpenTelemetry openTelemetry) {
 
   public WorkerOptions {
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
@@ -46,30 +49,42 @@ public record WorkerOptions(
         Duration.ofSeconds(30),
         Duration.ofSeconds(60),
         null,
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30),
+        null);
   }
 
   public WorkerOptions token(String t) {
-    return new WorkerOptions(url, t, concurrency, pollWait, lease, versions, shutdownTimeout);
+    return new WorkerOptions(
+        url, t, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry);
   }
 
   public WorkerOptions concurrency(int n) {
-    return new WorkerOptions(url, token, n, pollWait, lease, versions, shutdownTimeout);
+    return new WorkerOptions(
+        url, token, n, pollWait, lease, versions, shutdownTimeout, openTelemetry);
   }
 
   public WorkerOptions pollWait(Duration d) {
-    return new WorkerOptions(url, token, concurrency, d, lease, versions, shutdownTimeout);
+    return new WorkerOptions(
+        url, token, concurrency, d, lease, versions, shutdownTimeout, openTelemetry);
   }
 
   public WorkerOptions lease(Duration d) {
-    return new WorkerOptions(url, token, concurrency, pollWait, d, versions, shutdownTimeout);
+    return new WorkerOptions(
+        url, token, concurrency, pollWait, d, versions, shutdownTimeout, openTelemetry);
   }
 
   public WorkerOptions versions(Integer... v) {
-    return new WorkerOptions(url, token, concurrency, pollWait, lease, List.of(v), shutdownTimeout);
+    return new WorkerOptions(
+        url, token, concurrency, pollWait, lease, List.of(v), shutdownTimeout, openTelemetry);
+  }
+
+  /** Sends step spans to this OpenTelemetry instead of the global one. */
+  public WorkerOptions openTelemetry(OpenTelemetry otel) {
+    return new WorkerOptions(
+        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, otel);
   }
 
   public WorkerOptions shutdownTimeout(Duration d) {
-    return new WorkerOptions(url, token, concurrency, pollWait, lease, versions, d);
+    return new WorkerOptions(url, token, concurrency, pollWait, lease, versions, d, openTelemetry);
   }
 }

@@ -80,7 +80,13 @@ public final class Problems {
           default -> 0;
         };
     if (status == 0) {
-      if (state.startsWith("08") || state.equals("57P01") || state.equals("53300")) {
+      Throwable cause = e.getCause();
+      if (state.startsWith("08")
+          || state.startsWith("57P")
+          || state.equals("53300")
+          || cause instanceof java.sql.SQLTransientConnectionException
+          || cause instanceof java.sql.SQLNonTransientConnectionException
+          || cause instanceof java.sql.SQLRecoverableException) {
         log.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
         write(ctx, 503, "the database is unavailable; retry shortly", null);
         return;

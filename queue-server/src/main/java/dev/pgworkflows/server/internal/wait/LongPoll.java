@@ -50,23 +50,33 @@ public final class LongPoll {
       String queue, long waitMillis, Supplier<List<T>> receive) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     CompletableFuture<List<T>> result = new CompletableFuture<>();
-    attempt(queue, deadline, receive, result);
+    attempt(queue, deadline, receive, result, true);
     return result;
   }
 
   private <T> void attempt(
-      String queue, long deadline, Supplier<List<T>> receive, CompletableFuture<List<T>> result) {
+      String queue,
+      long deadline,
+      Supplier<List<T>> receive,
+      CompletableFuture<List<T>> result,
+      boolean first) {
     Waiters.Waiter w = waiters.register(queue);
     List<T> got;
     try {
       got = receive.get();
     } catch (RuntimeException e) {
-      waiters.remove(w);
-      if (w.isDone()) {
-        waiters.wakeOne(queue); // do not swallow a wake-up meant for someone
+      if (first) {
+        waiters.remove(w);
+        if (w.isDone()) {
+          waiters.wakeOne(queue); // do not swallow a wake-up meant for someone
+        }
+        result.completeExceptionally(e);
+        return;
       }
-      result.completeExceptionally(e);
-      return;
+      // The database went away while we waited: keep waiting, and try again on the next
+      // wake-up or fallback tick, so polls survive a restart of PostgreSQL.
+      log.debug("receive on {} failed while waiting: {}", queue, e.getMessage());
+      got = List.of();
     }
     if (!got.isEmpty()) {
       waiters.remove(w);
@@ -102,7 +112,7 @@ public final class LongPoll {
             }
             result.complete(List.of());
           } else {
-            attempt(queue, deadline, receive, result);
+            attempt(queue, deadline, receive, result, false);
           }
         },
         io);

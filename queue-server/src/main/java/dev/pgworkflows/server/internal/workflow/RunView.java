@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.workflow;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import java.sql.ResultSet;
@@ -21,7 +22,8 @@ public record RunView(
     int retentionDays,
     Waiting waitingFor,
     Instant startedAt,
-    Instant completedAt) {
+    Instant completedAt,
+    @JsonIgnore String traceContext) {
 
   /** The event a suspended run waits for. */
   public record Waiting(String step, String event, @JsonRawValue String match) {}
@@ -43,6 +45,7 @@ public record RunView(
             ? null
             : new Waiting(rs.getString("wait_step"), waitEvent, rs.getString("wait_match")),
         rs.getTimestamp("started_at").toInstant(),
-        completed == null ? null : completed.toInstant());
+        completed == null ? null : completed.toInstant(),
+        rs.getString("trace_context"));
   }
 }

@@ -11,6 +11,7 @@ import java.time.Instant;
  * @param receipt the lease; every write about this task must present it
  * @param attempt how many times this message was handed out (1 on a first try)
  * @param reason why the run is due: start, resume, signal or timeout
+ * @param traceContext the run's trace, {@code <trace id>-<run span id>-<parent span id>}
  */
 public record TaskView(
     long runId,
@@ -21,7 +22,8 @@ public record TaskView(
     String reason,
     @JsonRawValue String input,
     @JsonRawValue String journal,
-    Instant startedAt) {
+    Instant startedAt,
+    String traceContext) {
 
   static TaskView of(ResultSet rs) throws SQLException {
     return new TaskView(
@@ -33,6 +35,7 @@ public record TaskView(
         rs.getString("reason"),
         rs.getString("input") == null ? "null" : rs.getString("input"),
         rs.getString("journal"),
-        rs.getTimestamp("started_at").toInstant());
+        rs.getTimestamp("started_at").toInstant(),
+        rs.getString("trace_context"));
   }
 }

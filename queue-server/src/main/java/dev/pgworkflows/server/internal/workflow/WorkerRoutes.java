@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.server.internal.http.ApiException;
 import dev.pgworkflows.server.internal.http.Json;
 import dev.pgworkflows.server.internal.http.Params;
+import dev.pgworkflows.server.internal.tracing.RunTrace;
+import dev.pgworkflows.server.internal.tracing.Tracing;
 import dev.pgworkflows.server.internal.wait.LongPoll;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -57,10 +59,14 @@ public final class WorkerRoutes {
   private final WorkflowEvents events;
   private final Map<String, Long> registered = new ConcurrentHashMap<>();
 
-  public WorkerRoutes(WorkflowStore store, LongPoll longPoll, WorkflowEvents events) {
+  private final Tracing tracing;
+
+  public WorkerRoutes(
+      WorkflowStore store, LongPoll longPoll, WorkflowEvents events, Tracing tracing) {
     this.store = store;
     this.longPoll = longPoll;
     this.events = events;
+    this.tracing = tracing;
   }
 
   public void register(RoutesConfig routes) {
@@ -179,7 +185,24 @@ public final class WorkerRoutes {
         events.stepCompleted(name, step.name(), req.stepSeconds());
       }
       if (req.result() != null) {
-        events.finished(name, req.result().status(), store.runSeconds(runId));
+        store
+            .get(name, runId)
+            .ifPresent(
+                run -> {
+                  Double seconds =
+                      run.completedAt() == null
+                          ? null
+                          : (run.completedAt().toEpochMilli() - run.startedAt().toEpochMilli())
+                              / 1000.0;
+                  events.finished(name, run.status(), seconds);
+                  tracing.runEnded(
+                      RunTrace.decode(run.traceContext()),
+                      name,
+                      run.version(),
+                      runId,
+                      run.status(),
+                      run.startedAt());
+                });
       }
     }
     Map<String, Object> body = new LinkedHashMap<>();

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.server.internal.http.ApiException;
 import dev.pgworkflows.server.internal.http.Json;
 import dev.pgworkflows.server.internal.http.Params;
+import dev.pgworkflows.server.internal.tracing.RunTrace;
+import dev.pgworkflows.server.internal.tracing.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -28,10 +30,12 @@ public final class WorkflowRoutes {
 
   private final WorkflowStore store;
   private final WorkflowEvents events;
+  private final Tracing tracing;
 
-  public WorkflowRoutes(WorkflowStore store, WorkflowEvents events) {
+  public WorkflowRoutes(WorkflowStore store, WorkflowEvents events, Tracing tracing) {
     this.store = store;
     this.events = events;
+    this.tracing = tracing;
   }
 
   public void register(RoutesConfig routes) {
@@ -73,8 +77,15 @@ public final class WorkflowRoutes {
       throw ApiException.badRequest("idempotencyKey", "idempotencyKey must be 1 to 255 characters");
     }
     String input = req.input() == null ? "null" : Json.write(req.input());
+    RunTrace trace = tracing.newRun(ctx);
     WorkflowStore.Started s =
-        store.start(name, input, req.version(), req.idempotencyKey(), req.retentionDays());
+        store.start(
+            name,
+            input,
+            req.version(),
+            req.idempotencyKey(),
+            req.retentionDays(),
+            trace == null ? null : trace.encode());
     if (s.created()) {
       events.started(name);
     }
@@ -199,7 +210,20 @@ public final class WorkflowRoutes {
     run(name, runId);
     WorkflowStore.Cancelled c = store.cancel(runId);
     if (c.cancelled()) {
-      events.finished(name, "cancelled", store.runSeconds(runId));
+      RunView ended = run(name, runId);
+      events.finished(
+          name,
+          "cancelled",
+          ended.completedAt() == null
+              ? null
+              : (ended.completedAt().toEpochMilli() - ended.startedAt().toEpochMilli()) / 1000.0);
+      tracing.runEnded(
+          RunTrace.decode(ended.traceContext()),
+          name,
+          ended.version(),
+          runId,
+          "cancelled",
+          ended.startedAt());
     }
     Json.respond(
         ctx, 200, Map.of("runId", runId, "status", c.status(), "cancelled", c.cancelled()));
@@ -223,6 +247,7 @@ public final class WorkflowRoutes {
     if (s.delivered()) {
       events.signalled(name, event);
     }
+    tracing.signalled(ctx, name, runId, event, s.delivered());
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("runId", runId);
     body.put("delivered", s.delivered());

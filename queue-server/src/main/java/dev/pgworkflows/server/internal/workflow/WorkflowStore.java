@@ -33,16 +33,22 @@ public final class WorkflowStore {
   }
 
   public Started start(
-      String name, String input, Integer version, String idempotencyKey, Integer retentionDays) {
+      String name,
+      String input,
+      Integer version,
+      String idempotencyKey,
+      Integer retentionDays,
+      String traceContext) {
     return sql.one(
-            "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?)",
+            "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?, ?)",
             rs -> new Started(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
             name,
             input,
             version,
             idempotencyKey,
             retentionDays,
-            maxRetentionDays)
+            maxRetentionDays,
+            traceContext)
         .orElseThrow();
   }
 
@@ -72,19 +78,6 @@ public final class WorkflowStore {
         inputMatch,
         before,
         limit);
-  }
-
-  /** Seconds from start to end of a finished run; null while it runs. */
-  public Double runSeconds(long runId) {
-    return sql.one(
-            "SELECT extract(epoch FROM completed_at - started_at)::float8 FROM queue.workflow_run"
-                + " WHERE run_id = ?",
-            rs -> {
-              double v = rs.getDouble(1);
-              return rs.wasNull() ? null : v;
-            },
-            runId)
-        .orElse(null);
   }
 
   public String journal(long runId) {

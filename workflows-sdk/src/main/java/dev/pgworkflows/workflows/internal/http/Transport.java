@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.pgworkflows.workflows.ApiException;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -68,6 +69,9 @@ public final class Transport {
     if (body != null) {
       req.header("Content-Type", "application/json");
     }
+    // W3C trace context of the current span (a step's), so server spans join the run's trace.
+    W3CTraceContextPropagator.getInstance()
+        .inject(io.opentelemetry.context.Context.current(), req, HttpRequest.Builder::header);
     HttpResponse<byte[]> resp;
     try {
       resp = client.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());

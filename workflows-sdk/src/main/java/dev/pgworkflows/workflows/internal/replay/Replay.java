@@ -12,6 +12,13 @@ import dev.pgworkflows.workflows.StepFailedException;
 import dev.pgworkflows.workflows.TypeRef;
 import dev.pgworkflows.workflows.WorkflowContext;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.Type;
@@ -47,6 +54,8 @@ public final class Replay implements WorkflowContext, StepContext {
   private final ScheduledExecutorService heartbeats;
   private final Duration heartbeatEvery;
   private final BooleanSupplier stopping;
+  private final Tracer tracer;
+  private final io.opentelemetry.context.Context runContext;
   private final Set<String> seen = new HashSet<>();
   private int index;
   private int attempt;
@@ -58,8 +67,11 @@ public final class Replay implements WorkflowContext, StepContext {
       Lease lease,
       ScheduledExecutorService heartbeats,
       Duration leaseDuration,
-      BooleanSupplier stopping) {
+      BooleanSupplier stopping,
+      Tracer tracer) {
     this.workflow = workflow;
+    this.tracer = tracer;
+    this.runContext = runContext(task.traceContext());
     this.task = task;
     this.journal = new ArrayList<>(task.journal() == null ? List.of() : task.journal());
     this.lease = lease;
@@ -67,6 +79,45 @@ public final class Replay implements WorkflowContext, StepContext {
     this.heartbeatEvery = Duration.ofMillis(Math.max(500, leaseDuration.toMillis() / 3));
     this.stopping = stopping;
     this.attempt = Math.max(1, task.attempt());
+  }
+
+  /** The run span (chosen by the server at start) as the parent of this run's step spans. */
+  private static io.opentelemetry.context.Context runContext(String trace) {
+    io.opentelemetry.context.Context root = io.opentelemetry.context.Context.root();
+    if (trace == null) {
+      return root;
+    }
+    String[] p = trace.split("-");
+    if (p.length != 3) {
+      return root;
+    }
+    SpanContext run =
+        SpanContext.createFromRemoteParent(
+            p[0], p[1], TraceFlags.getSampled(), TraceState.getDefault());
+    return run.isValid() ? root.with(Span.wrap(run)) : root;
+  }
+
+  private String traced(String name, String kind, java.util.function.Supplier<String> call) {
+    Span span = stepSpan(name, kind);
+    Scope scope = span.makeCurrent();
+    try {
+      return call.get();
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  private Span stepSpan(String name, String kind) {
+    return tracer
+        .spanBuilder("workflow.step")
+        .setParent(runContext)
+        .setAttribute("workflow.name", workflow)
+        .setAttribute("run_id", task.runId())
+        .setAttribute("step.name", name)
+        .setAttribute("step.kind", kind)
+        .setAttribute("step.attempt", (long) attempt)
+        .startSpan();
   }
 
   // ---- WorkflowContext
@@ -148,7 +199,10 @@ public final class Replay implements WorkflowContext, StepContext {
     Map<String, Object> step = step(name, "sleep", now);
     step.put("output", Map.of("until", now.plus(duration).toString()));
     String outcome =
-        lease.suspend(step, Map.of("reason", "resume", "delayMs", duration.toMillis()));
+        traced(
+            name,
+            "sleep",
+            () -> lease.suspend(step, Map.of("reason", "resume", "delayMs", duration.toMillis())));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
   }
 
@@ -175,7 +229,11 @@ public final class Replay implements WorkflowContext, StepContext {
     wait.put("step", name);
     wait.put("event", name);
     wait.put("match", (match == null ? Match.any() : match).document());
-    String outcome = lease.suspend(null, Map.of("delayMs", timeout.toMillis(), "wait", wait));
+    String outcome =
+        traced(
+            name,
+            "wait",
+            () -> lease.suspend(null, Map.of("delayMs", timeout.toMillis(), "wait", wait)));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 
@@ -192,6 +250,17 @@ public final class Replay implements WorkflowContext, StepContext {
       return convert(e.output(), type);
     }
     beforeNewStep();
+    Span span = stepSpan(name, "run");
+    Scope scope = span.makeCurrent();
+    try {
+      return runNew(name, type, fn, retry, span);
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  private <T> T runNew(String name, Type type, Fn<T> fn, Retry retry, Span span) {
     Instant started = Instant.now();
     long t0 = System.nanoTime();
     Object value = null;
@@ -210,6 +279,8 @@ public final class Replay implements WorkflowContext, StepContext {
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
     if (failure != null) {
+      span.recordException(failure);
+      span.setStatus(StatusCode.ERROR);
       if (cancellation.isCancelled()) {
         throw new Suspend(Suspend.Why.LEASE_LOST);
       }

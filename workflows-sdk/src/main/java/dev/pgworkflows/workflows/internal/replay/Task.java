@@ -16,7 +16,8 @@ public record Task(
     String reason,
     JsonNode input,
     List<Entry> journal,
-    Instant startedAt) {
+    Instant startedAt,
+    String traceContext) {
 
   /** One journal row. */
   @JsonIgnoreProperties(ignoreUnknown = true)

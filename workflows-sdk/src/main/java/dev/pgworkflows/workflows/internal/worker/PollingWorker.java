@@ -62,7 +62,16 @@ public final class PollingWorker<I, O> implements Worker {
               return t;
             });
     this.runner =
-        new TaskRunner<>(workflow, transport, heartbeats, options.lease(), () -> stopping);
+        new TaskRunner<>(
+            workflow,
+            transport,
+            heartbeats,
+            options.lease(),
+            () -> stopping,
+            (options.openTelemetry() != null
+                    ? options.openTelemetry()
+                    : io.opentelemetry.api.GlobalOpenTelemetry.get())
+                .getTracer("dev.pgworkflows.workflows"));
     this.poller = new Thread(this::pollLoop, "wf-" + workflow.name() + "-poll");
     this.poller.setDaemon(true);
   }

@@ -9,6 +9,7 @@ import dev.pgworkflows.workflows.internal.replay.Lease;
 import dev.pgworkflows.workflows.internal.replay.Replay;
 import dev.pgworkflows.workflows.internal.replay.Suspend;
 import dev.pgworkflows.workflows.internal.replay.Task;
+import io.opentelemetry.api.trace.Tracer;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
@@ -25,14 +26,17 @@ final class TaskRunner<I, O> {
   private final ScheduledExecutorService heartbeats;
   private final Duration leaseDuration;
   private final BooleanSupplier stopping;
+  private final Tracer tracer;
 
   TaskRunner(
       Workflow<I, O> workflow,
       Transport transport,
       ScheduledExecutorService heartbeats,
       Duration leaseDuration,
-      BooleanSupplier stopping) {
+      BooleanSupplier stopping,
+      Tracer tracer) {
     this.workflow = workflow;
+    this.tracer = tracer;
     this.transport = transport;
     this.heartbeats = heartbeats;
     this.leaseDuration = leaseDuration;
@@ -43,7 +47,8 @@ final class TaskRunner<I, O> {
     MDC.put("runId", Long.toString(task.runId()));
     try {
       Lease lease = new Lease(transport, workflow.name(), task, leaseDuration);
-      Replay replay = new Replay(workflow.name(), task, lease, heartbeats, leaseDuration, stopping);
+      Replay replay =
+          new Replay(workflow.name(), task, lease, heartbeats, leaseDuration, stopping, tracer);
       if (task.version() != workflow.version()) {
         WorkflowVersionMismatch e =
             new WorkflowVersionMismatch(workflow.name(), workflow.version(), task.version());

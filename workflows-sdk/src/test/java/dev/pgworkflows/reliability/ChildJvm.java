@@ -1,0 +1,33 @@
+package dev.pgworkflows.reliability;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Starts a main class of this test class path in a JVM of its own, so it can be SIGKILLed. */
+final class ChildJvm {
+  private ChildJvm() {}
+
+  static Process start(Class<?> main, Path output, Map<String, String> env, String... args)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx256m");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(main.getName());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
+    pb.environment().putAll(env);
+    return pb.start();
+  }
+
+  /** SIGKILL, and wait for the process to be gone. */
+  static void kill(Process p) throws InterruptedException {
+    p.destroyForcibly();
+    p.waitFor();
+  }
+}

@@ -1,0 +1,121 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.QueueServer;
+import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.testing.TestDatabase;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One run reads as one trace: the server's workflow.run span is the parent of the worker's step
+ * spans, HTTP server spans of the worker's calls are children of the step spans, and signals get a
+ * workflow.signal span.
+ */
+class TracingTest {
+
+  @Test
+  void aRunIsOneTraceWithStepsAsChildrenOfTheRunSpan() {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
+    TestDatabase db = TestDatabase.fresh();
+    try (QueueServer server =
+        QueueServer.start(
+            ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
+                .withDatabase(db.jdbcUrl(), db.user(), db.password()),
+            otel)) {
+      String url = "http://localhost:" + server.port();
+      Workflow<String, String> wf =
+          Workflow.define("traced", String.class, String.class)
+              .run(
+                  (ctx, in) -> {
+                    String a = ctx.step().run("first", String.class, () -> "a");
+                    ctx.step().sleep("pause", Duration.ofMillis(100));
+                    Optional<String> ok =
+                        ctx.step()
+                            .waitForEvent(
+                                "approve", String.class, Match.any(), Duration.ofSeconds(30));
+                    return a + ok.orElse("-");
+                  });
+      Worker worker =
+          wf.serve(WorkerOptions.url(url).pollWait(Duration.ofSeconds(1)).openTelemetry(otel));
+      try {
+        WorkflowClient client = WorkflowClient.connect(url);
+        long run = client.start("traced", "x").runId();
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> client.get("traced", run).waitingFor() != null);
+        assertThat(client.signal("traced", run, "approve", "yes").delivered()).isTrue();
+        assertThat(client.awaitResult("traced", run, String.class, Duration.ofSeconds(20)))
+            .isEqualTo("ayes");
+      } finally {
+        worker.close();
+      }
+      Awaitility.await()
+          .atMost(10, TimeUnit.SECONDS)
+          .until(
+              () ->
+                  exporter.getFinishedSpanItems().stream()
+                      .anyMatch(s -> s.getName().equals("workflow.run")));
+      List<SpanData> spans = exporter.getFinishedSpanItems();
+      SpanData runSpan =
+          spans.stream().filter(s -> s.getName().equals("workflow.run")).findFirst().orElseThrow();
+      assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("workflow.name")))
+          .isEqualTo("traced");
+      assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("status")))
+          .isEqualTo("completed");
+      assertThat(runSpan.getAttributes().get(AttributeKey.longKey("workflow.version")))
+          .isEqualTo(1L);
+      List<SpanData> steps =
+          spans.stream().filter(s -> s.getName().equals("workflow.step")).toList();
+      assertThat(steps)
+          .extracting(s -> s.getAttributes().get(AttributeKey.stringKey("step.name")))
+          .contains("first", "pause", "approve");
+      for (SpanData step : steps) {
+        assertThat(step.getTraceId()).isEqualTo(runSpan.getTraceId());
+        assertThat(step.getParentSpanId()).isEqualTo(runSpan.getSpanId());
+        assertThat(step.getAttributes().get(AttributeKey.longKey("step.attempt"))).isNotNull();
+      }
+      SpanData first =
+          steps.stream()
+              .filter(
+                  s -> "first".equals(s.getAttributes().get(AttributeKey.stringKey("step.name"))))
+              .findFirst()
+              .orElseThrow();
+      assertThat(spans)
+          .as("the server span of the step's completion is a child of the step span")
+          .anyMatch(
+              s ->
+                  s.getParentSpanId().equals(first.getSpanId()) && s.getName().startsWith("POST "));
+      SpanData start =
+          spans.stream()
+              .filter(s -> s.getSpanId().equals(runSpan.getParentSpanId()))
+              .findFirst()
+              .orElseThrow();
+      assertThat(start.getName()).isEqualTo("POST /v1/workflows/{name}/runs");
+      assertThat(spans).anyMatch(s -> s.getName().equals("workflow.signal"));
+    }
+  }
+}
