@@ -160,7 +160,7 @@ public final class QueueServer implements AutoCloseable {
             metrics);
     closeables.add(sweeper);
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events, tracing);
-    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, events, tracing);
+    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, timers, events, tracing);
 
     app =
         Javalin.create(

@@ -9,6 +9,7 @@ import dev.pgworkflows.server.internal.http.Params;
 import dev.pgworkflows.server.internal.tracing.RunTrace;
 import dev.pgworkflows.server.internal.tracing.Tracing;
 import dev.pgworkflows.server.internal.wait.LongPoll;
+import dev.pgworkflows.server.internal.wait.Timers;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -60,11 +61,17 @@ public final class WorkerRoutes {
   private final Map<String, Long> registered = new ConcurrentHashMap<>();
 
   private final Tracing tracing;
+  private final Timers timers;
 
   public WorkerRoutes(
-      WorkflowStore store, LongPoll longPoll, WorkflowEvents events, Tracing tracing) {
+      WorkflowStore store,
+      LongPoll longPoll,
+      Timers timers,
+      WorkflowEvents events,
+      Tracing tracing) {
     this.store = store;
     this.longPoll = longPoll;
+    this.timers = timers;
     this.events = events;
     this.tracing = tracing;
   }
@@ -181,6 +188,12 @@ public final class WorkerRoutes {
             result,
             lease);
     if ("ok".equals(c.outcome())) {
+      Next n = req.next();
+      if (n != null && n.delayMs() != null && n.delayMs() > 0 && n.delayMs() <= 60_000) {
+        // A sleep or wait timeout due soon: wake this server's pollers when it is, rather
+        // than leaving it to the fallback tick (no NOTIFY is sent for delayed messages).
+        timers.wakeAt("__wf_" + name, Instant.now().plusMillis(n.delayMs()));
+      }
       if (step != null && req.stepSeconds() != null) {
         events.stepCompleted(name, step.name(), req.stepSeconds());
       }
