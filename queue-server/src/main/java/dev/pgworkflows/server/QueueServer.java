@@ -7,6 +7,7 @@ import dev.pgworkflows.server.internal.db.Pool;
 import dev.pgworkflows.server.internal.db.Sql;
 import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
+import dev.pgworkflows.server.internal.http.JettyProblems;
 import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.http.RequestIds;
 import dev.pgworkflows.server.internal.metrics.Metrics;
@@ -169,6 +170,7 @@ public final class QueueServer implements AutoCloseable {
               cfg.http.maxRequestSize = config.maxBodyBytes();
               cfg.http.asyncTimeout = 45_000;
               cfg.jetty.port = config.port();
+              cfg.jetty.modifyServer(server -> server.setErrorHandler(new JettyProblems()));
               Problems.install(cfg);
               cfg.routes.before(RequestIds::assign);
               tracing.register(cfg.routes);

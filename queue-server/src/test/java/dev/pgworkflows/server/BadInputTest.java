@@ -105,6 +105,21 @@ class BadInputTest {
   }
 
   @Test
+  void oversizedHeadersAreRefused() {
+    long before = depth();
+    Api.Response r =
+        api.send(
+            "POST",
+            "/v1/queues/target/messages",
+            Map.of("body", 1),
+            Map.of("X-Big", "x".repeat(64 * 1024)));
+    assertThat(r.status()).isEqualTo(431);
+    assertThat(r.isProblem()).as(r.body()).isTrue();
+    assertThat(depth()).isEqualTo(before);
+    assertThat(api.withToken(null).get("/healthz").status()).isEqualTo(200);
+  }
+
+  @Test
   void unknownRoutesAndMethods() {
     assertProblem(api.get("/v1/nothing-here"), 404);
     assertProblem(api.post("/v1/queues/nope/messages", Map.of("body", 1)), 404);

@@ -76,6 +76,9 @@ final class SpecValidator {
             // A request for a route that does not exist has no spec to match; its 404 problem
             // document is still checked by the tests themselves.
             .filter(m -> !(status == 404 && m.getKey().equals("validation.request.path.missing")))
+            // Jetty refuses oversized headers before routing: any route may answer 431.
+            .filter(
+                m -> !(status == 431 && m.getKey().equals("validation.response.status.unknown")))
             .toList();
     if (!errors.isEmpty()) {
       throw new AssertionError(

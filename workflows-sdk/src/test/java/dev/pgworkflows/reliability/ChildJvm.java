@@ -12,9 +12,16 @@ final class ChildJvm {
 
   static Process start(Class<?> main, Path output, Map<String, String> env, String... args)
       throws IOException {
+    return start(List.of(), main, output, env, args);
+  }
+
+  static Process start(
+      List<String> jvmArgs, Class<?> main, Path output, Map<String, String> env, String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
+    cmd.addAll(jvmArgs);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(main.getName());

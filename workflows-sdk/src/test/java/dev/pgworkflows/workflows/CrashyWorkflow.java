@@ -11,10 +11,10 @@ import java.time.Duration;
  * across processes. With {@code hang} set, step "two" blocks forever: the process is meant to be
  * killed there.
  */
-final class CrashyWorkflow {
+public final class CrashyWorkflow {
   private CrashyWorkflow() {}
 
-  static Workflow<String, String> define(Path log, boolean hang) {
+  public static Workflow<String, String> define(Path log, boolean hang) {
     return Workflow.define("crashy", String.class, String.class)
         .run(
             (ctx, in) -> {
@@ -48,7 +48,8 @@ final class CrashyWorkflow {
 
   /** Child process: serves the workflow with a short lease until killed. */
   public static void main(String[] args) throws Exception {
-    Workflow<String, String> wf = define(Path.of(args[1]), true);
+    Workflow<String, String> wf =
+        define(Path.of(args[1]), args.length < 3 || !args[2].equals("nohang"));
     wf.serve(
         WorkerOptions.url(args[0]).pollWait(Duration.ofSeconds(1)).lease(Duration.ofSeconds(2)));
     Thread.sleep(Long.MAX_VALUE);

@@ -46,6 +46,19 @@ import java.util.regex.Pattern;
 public final class Replay implements WorkflowContext, StepContext {
   private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
+  /**
+   * Fault injection for the reliability suite: {@code after-step:<name>} halts the JVM once step
+   * {@code name} returned but before its completion is sent; {@code after-commit:<name>} right
+   * after the completion committed. Unset in normal use.
+   */
+  private static final String CRASH_AT = System.getProperty("pgworkflows.test.crashAt");
+
+  private static void crashPoint(String point, String step) {
+    if (CRASH_AT != null && CRASH_AT.equals(point + ":" + step)) {
+      Runtime.getRuntime().halt(137);
+    }
+  }
+
   private final String workflow;
   private final Task task;
   private final List<Task.Entry> journal;
@@ -303,7 +316,9 @@ public final class Replay implements WorkflowContext, StepContext {
     JsonNode output = Transport.JSON.valueToTree(value);
     Map<String, Object> step = step(name, "run", started);
     step.put("output", output);
+    crashPoint("after-step", name);
     String outcome = lease.completeInline(step, seconds);
+    crashPoint("after-commit", name);
     if (!"ok".equals(outcome)) {
       throw new Suspend(Suspend.Why.LEASE_LOST);
     }

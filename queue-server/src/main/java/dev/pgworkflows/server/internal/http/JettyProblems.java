@@ -1,0 +1,36 @@
+package dev.pgworkflows.server.internal.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Errors Jetty answers before a request reaches the application (oversized headers, a malformed
+ * request line) are problem+json too, not Jetty's HTML page.
+ */
+public final class JettyProblems extends ErrorHandler {
+  @Override
+  protected void generateResponse(
+      Request request,
+      Response response,
+      int code,
+      String message,
+      Throwable cause,
+      Callback callback) {
+    String detail =
+        switch (code) {
+          case 431 -> "the request's headers are too large";
+          case 414 -> "the request URI is too long";
+          case 400 -> "the request is malformed";
+          default -> message == null ? "the request could not be handled" : message;
+        };
+    String body =
+        Json.write(new Problems.Problem("about:blank", "Error " + code, code, detail, null, null));
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
+    response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+  }
+}

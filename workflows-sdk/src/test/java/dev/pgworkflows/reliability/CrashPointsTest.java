@@ -1,0 +1,61 @@
+package dev.pgworkflows.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.CrashyWorkflow;
+import dev.pgworkflows.workflows.StepInfo;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.WorkflowClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A worker JVM halted after step "two" returned but before its completion was sent, and right after
+ * the completion committed. Another worker finishes the run; every step is journaled once; "two"
+ * runs again only in the first case; "one" never runs again.
+ */
+@Tag("reliability")
+class CrashPointsTest {
+
+  @ParameterizedTest
+  @CsvSource({"after-step, 'one,two,two,three'", "after-commit, 'one,two,three'"})
+  void aWorkerHaltedAroundACompletionLosesNothing(String point, String expected, @TempDir Path dir)
+      throws Exception {
+    Path log = dir.resolve("executions.log");
+    try (TestServer server = TestServer.start()) {
+      WorkflowClient client = WorkflowClient.connect(server.url());
+      long run = client.start("crashy", "go").runId();
+      Process child =
+          ChildJvm.start(
+              List.of("-Dpgworkflows.test.crashAt=" + point + ":two"),
+              CrashyWorkflow.class,
+              dir.resolve("child.out"),
+              Map.of(),
+              server.url(),
+              log.toString(),
+              "nohang");
+      assertThat(child.waitFor()).as("the child halts itself").isEqualTo(137);
+      Worker survivor =
+          CrashyWorkflow.define(log, false)
+              .serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)));
+      try {
+        assertThat(client.awaitResult("crashy", run, String.class, Duration.ofSeconds(60)))
+            .isEqualTo("o2t");
+      } finally {
+        survivor.close();
+      }
+      assertThat(String.join(",", java.nio.file.Files.readAllLines(log))).isEqualTo(expected);
+      assertThat(client.steps("crashy", run))
+          .extracting(StepInfo::name)
+          .containsExactly("one", "two", "three");
+    }
+  }
+}
