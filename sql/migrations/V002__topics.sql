@@ -1,6 +1,7 @@
 -- Topics: subscriptions by dot-separated pattern. A publish fans out in the
--- publisher's transaction, to queues (a send) and to an outbox that the
--- server's delivery worker pushes to HTTP endpoints with retries.
+-- publisher's transaction, to queues (a send), to workflows (a run starts
+-- with the message as input; queue.workflow_start arrives in V003) and to an
+-- outbox that the server's delivery worker pushes to HTTP endpoints.
 --
 -- Patterns: segments of a-z 0-9 _ - separated by dots; "*" matches exactly
 -- one segment, "#" (last segment only) matches zero or more segments.
@@ -9,7 +10,7 @@ CREATE TABLE queue.subscription (
     subscription_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     pattern          text NOT NULL CHECK (length(pattern) <= 255),
     pattern_regex    text NOT NULL,
-    target_type      text NOT NULL CHECK (target_type IN ('queue', 'http', 'https')),
+    target_type      text NOT NULL CHECK (target_type IN ('queue', 'http', 'https', 'workflow')),
     target           text NOT NULL,
     secret           text,
     created_at       timestamptz NOT NULL DEFAULT now(),
@@ -85,7 +86,7 @@ BEGIN
     RETURN '^' || v_regex || '$';
 END $$;
 
--- Subscribes a target to a pattern. Idempotent: the same pattern and target
+-- Subscribes a target (a queue, a workflow, or an http/https URL) to a pattern. Idempotent: the same pattern and target
 -- return the existing subscription (created false); a different secret for
 -- it raises 42710.
 CREATE FUNCTION queue.subscribe(p_pattern text, p_type text, p_target text, p_secret text DEFAULT NULL)
@@ -97,9 +98,8 @@ DECLARE
 BEGIN
     IF p_type = 'queue' THEN
         PERFORM queue.meta(p_target);
-        IF p_secret IS NOT NULL THEN
-            RAISE EXCEPTION 'a queue subscription takes no secret' USING ERRCODE = '22023';
-        END IF;
+    ELSIF p_type = 'workflow' THEN
+        PERFORM queue.check_workflow_name(p_target);
     ELSIF p_type IN ('http', 'https') THEN
         IF p_target IS NULL OR length(p_target) > 2048
            OR p_target !~* ('^' || p_type || '://[^/?#\s]+[^\s]*$') THEN
@@ -110,8 +110,11 @@ BEGIN
             RAISE EXCEPTION 'secret must be 16 to 256 characters' USING ERRCODE = '22023';
         END IF;
     ELSE
-        RAISE EXCEPTION 'subscription type must be one of queue, http, https; got "%"', p_type
+        RAISE EXCEPTION 'subscription type must be one of queue, http, https, workflow; got "%"', p_type
             USING ERRCODE = '22023';
+    END IF;
+    IF p_type IN ('queue', 'workflow') AND p_secret IS NOT NULL THEN
+        RAISE EXCEPTION 'a % subscription takes no secret', p_type USING ERRCODE = '22023';
     END IF;
 
     PERFORM pg_advisory_xact_lock(hashtextextended('subscribe' || chr(1) || p_pattern, 7));
@@ -157,6 +160,9 @@ BEGIN
         IF s.target_type = 'queue' THEN
             id := queue.send(s.target, p_body,
                              coalesce(p_headers, '{}'::jsonb) || jsonb_build_object('topic', p_topic));
+        ELSIF s.target_type = 'workflow' THEN
+            SELECT w.run_id INTO id
+              FROM queue.workflow_start(s.target, p_body, NULL, p_headers ->> 'idempotencyKey') w;
         ELSE
             INSERT INTO queue.outbox (subscription_id, url, secret, topic, body, headers)
             VALUES (s.subscription_id, s.target, s.secret, p_topic, p_body, p_headers)
