@@ -24,7 +24,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
@@ -44,7 +43,7 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
   private final MultiGauge queueOldest;
   private final MultiGauge queueDead;
   private final MultiGauge runsInFlight;
-  private final ConcurrentHashMap<String, Long> refreshedAt = new ConcurrentHashMap<>();
+  private volatile long refreshedAt;
 
   public Metrics(Sql sql, HikariDataSource pool, IntSupplier waitingPolls) {
     this.sql = sql;
@@ -115,11 +114,10 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   private void refreshDatabaseGauges() {
     long now = System.currentTimeMillis();
-    Long last = refreshedAt.get("db");
-    if (last != null && now - last < REFRESH_MS) {
+    if (now - refreshedAt < REFRESH_MS) {
       return;
     }
-    refreshedAt.put("db", now);
+    refreshedAt = now;
     record Q(String name, long depth, long inFlight, double oldest, long dead) {}
     List<Q> queues =
         sql.list(
