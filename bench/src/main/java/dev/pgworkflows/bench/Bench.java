@@ -16,7 +16,8 @@ import java.util.function.Function;
  * B, then B A), each on a fresh database with the same pool size. Prints a table of medians with
  * spread and ours/DBOS ratios, and writes the raw numbers as JSON.
  *
- * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--out results.json]}
+ * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--system pgworkflows|DBOS]
+ * [--out results.json]}
  */
 public final class Bench {
   private static final int POOL = 20;
@@ -54,6 +55,8 @@ public final class Bench {
     int outAt = a.indexOf("--out");
     Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "bench-results.json");
 
+    int systemAt = a.indexOf("--system");
+    String only = systemAt >= 0 ? a.get(systemAt + 1) : null;
     Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
     results.put("pgworkflows", new LinkedHashMap<>());
     results.put("DBOS", new LinkedHashMap<>());
@@ -63,6 +66,9 @@ public final class Bench {
         List<String> order =
             rep % 2 == 0 ? List.of("pgworkflows", "DBOS") : List.of("DBOS", "pgworkflows");
         for (String sys : order) {
+          if (only != null && !only.equals(sys)) {
+            continue;
+          }
           System.err.printf("rep %d: %s%n", rep + 1, sys);
           runOne(pg, sys, s, results.get(sys));
         }
@@ -154,11 +160,13 @@ public final class Bench {
         "%nmedian of %d repetition(s) (± half the spread); %d burn-down runs; %.1f min%n",
         s.reps, s.burnRuns, minutes);
     System.out.printf("%-42s %18s %18s %10s%n", "metric", "pgworkflows", "DBOS", "ours/DBOS");
-    for (String key : ours.keySet()) {
+    java.util.Set<String> keys = new java.util.LinkedHashSet<>(ours.keySet());
+    keys.addAll(dbos.keySet());
+    for (String key : keys) {
       List<Double> o = ours.get(key);
       List<Double> d = dbos.get(key);
       String ratio = "-";
-      if (d != null && !d.isEmpty()) {
+      if (o != null && !o.isEmpty() && d != null && !d.isEmpty()) {
         double om = Stats.median(o.stream().mapToDouble(Double::doubleValue).toArray());
         double dm = Stats.median(d.stream().mapToDouble(Double::doubleValue).toArray());
         ratio = String.format("%.2f", om / dm);

@@ -209,7 +209,8 @@ final class Ours implements Contender {
     }
   }
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private String post(String path, String body) throws Exception {
     return HTTP.send(

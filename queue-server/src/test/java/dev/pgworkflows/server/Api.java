@@ -14,7 +14,10 @@ import java.util.Map;
 public final class Api {
   public static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   private final String base;
   private final String token;

@@ -23,7 +23,7 @@ public final class QueueConsumerMain {
   public static void main(String[] args) throws Exception {
     String url = args[0];
     String queue = args[1];
-    HttpClient http = HttpClient.newHttpClient();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     try (FileOutputStream log = new FileOutputStream(args[2], true)) {
       while (true) {
         String body;

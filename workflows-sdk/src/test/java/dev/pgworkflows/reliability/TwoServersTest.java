@@ -126,7 +126,7 @@ class TwoServersTest {
 
   private static Process startA(Path dir, Map<String, String> env, String url) throws Exception {
     Process p = ChildJvm.start(Main.class, dir.resolve("server-a.out"), env);
-    HttpClient http = HttpClient.newHttpClient();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     long deadline = System.currentTimeMillis() + 60_000;
     while (System.currentTimeMillis() < deadline) {
       try {

@@ -105,10 +105,13 @@ class TracingTest {
               .findFirst()
               .orElseThrow();
       assertThat(spans)
-          .as("the server span of the step's completion is a child of the step span")
+          .as("the server's record of the step's completion is a child of the step span")
           .anyMatch(
               s ->
-                  s.getParentSpanId().equals(first.getSpanId()) && s.getName().startsWith("POST "));
+                  s.getParentSpanId().equals(first.getSpanId())
+                      && s.getName().equals("workflow.complete")
+                      && "first".equals(s.getAttributes().get(AttributeKey.stringKey("step.name")))
+                      && "ok".equals(s.getAttributes().get(AttributeKey.stringKey("outcome"))));
       SpanData start =
           spans.stream()
               .filter(s -> s.getSpanId().equals(runSpan.getParentSpanId()))

@@ -59,8 +59,11 @@ public final class Problems {
     return type != null && type.startsWith("application/problem+json");
   }
 
-  /** Maps SQLSTATEs raised by the SQL functions (see V001) to statuses. */
-  static void database(Context ctx, DatabaseException e) {
+  /**
+   * The status for an SQLSTATE raised by the SQL functions (see V001): 4xx for bad input, 503 when
+   * the database is unreachable, 500 for anything else.
+   */
+  public static int status(DatabaseException e) {
     String state = e.sqlState() == null ? "" : e.sqlState();
     int status =
         switch (state) {
@@ -79,18 +82,29 @@ public final class Problems {
           case "42710", "23505" -> 409;
           default -> 0;
         };
-    if (status == 0) {
-      Throwable cause = e.getCause();
-      if (state.startsWith("08")
-          || state.startsWith("57P")
-          || state.equals("53300")
-          || cause instanceof java.sql.SQLTransientConnectionException
-          || cause instanceof java.sql.SQLNonTransientConnectionException
-          || cause instanceof java.sql.SQLRecoverableException) {
-        log.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
-        write(ctx, 503, "the database is unavailable; retry shortly", null);
-        return;
-      }
+    if (status != 0) {
+      return status;
+    }
+    Throwable cause = e.getCause();
+    if (state.startsWith("08")
+        || state.startsWith("57P")
+        || state.equals("53300")
+        || cause instanceof java.sql.SQLTransientConnectionException
+        || cause instanceof java.sql.SQLNonTransientConnectionException
+        || cause instanceof java.sql.SQLRecoverableException) {
+      return 503;
+    }
+    return 500;
+  }
+
+  static void database(Context ctx, DatabaseException e) {
+    int status = status(e);
+    if (status == 503) {
+      log.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
+      write(ctx, 503, "the database is unavailable; retry shortly", null);
+      return;
+    }
+    if (status == 500) {
       log.error("request {} {} failed in the database", ctx.method(), ctx.path(), e);
       write(ctx, 500, "internal error; the server log has the details under this request id", null);
       return;

@@ -43,6 +43,7 @@ public final class HttpDelivery implements AutoCloseable {
     this.scheduler = scheduler;
     this.http =
         HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(settings.timeout())
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();

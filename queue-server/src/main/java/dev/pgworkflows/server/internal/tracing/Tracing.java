@@ -157,6 +157,51 @@ public final class Tracing {
     }
   }
 
+  /**
+   * A {@code workflow.complete} span for one completion of a batch, a child of the step span named
+   * by {@code traceparent} (the worker's), so each step's journal write shows in its run's trace
+   * although many runs share the request. Nothing when the item carries no trace context.
+   */
+  public void completed(
+      String traceparent, Instant at, String workflow, long runId, String step, String outcome) {
+    if (traceparent == null) {
+      return;
+    }
+    io.opentelemetry.context.Context parent =
+        otel.getPropagators()
+            .getTextMapPropagator()
+            .extract(io.opentelemetry.context.Context.root(), traceparent, TRACEPARENT_ONLY);
+    if (!Span.fromContext(parent).getSpanContext().isValid()) {
+      return;
+    }
+    var builder =
+        tracer
+            .spanBuilder("workflow.complete")
+            .setParent(parent)
+            .setStartTimestamp(at)
+            .setAttribute("workflow.name", workflow)
+            .setAttribute("run_id", runId)
+            .setAttribute("outcome", outcome);
+    if (step != null) {
+      builder.setAttribute("step.name", step);
+    }
+    builder.startSpan().end();
+  }
+
+  private static final TextMapGetter<String> TRACEPARENT_ONLY =
+      new TextMapGetter<>() {
+        @Override
+        @SuppressWarnings("deprecation") // required by the interface; only get() is used
+        public Iterable<String> keys(String carrier) {
+          return java.util.List.of("traceparent");
+        }
+
+        @Override
+        public String get(String carrier, String key) {
+          return "traceparent".equals(key) ? carrier : null;
+        }
+      };
+
   /** A {@code workflow.signal} span inside the current request. */
   public void signalled(
       io.javalin.http.Context ctx, String workflow, long runId, String event, boolean delivered) {

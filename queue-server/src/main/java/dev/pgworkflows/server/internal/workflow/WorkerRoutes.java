@@ -3,9 +3,11 @@ package dev.pgworkflows.server.internal.workflow;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.server.internal.db.DatabaseException;
 import dev.pgworkflows.server.internal.http.ApiException;
 import dev.pgworkflows.server.internal.http.Json;
 import dev.pgworkflows.server.internal.http.Params;
+import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.tracing.RunTrace;
 import dev.pgworkflows.server.internal.tracing.Tracing;
 import dev.pgworkflows.server.internal.wait.LongPoll;
@@ -13,9 +15,12 @@ import dev.pgworkflows.server.internal.wait.Timers;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -49,11 +54,30 @@ public final class WorkerRoutes {
       Integer leaseSeconds,
       Double stepSeconds) {}
 
+  /** One completion of a batch: a completion plus the run it is for. */
+  record BatchItem(
+      Long runId,
+      Long messageId,
+      String receipt,
+      Step step,
+      Next next,
+      Result result,
+      Integer leaseSeconds,
+      Double stepSeconds,
+      String traceparent) {
+    Complete completion() {
+      return new Complete(messageId, receipt, step, next, result, leaseSeconds, stepSeconds);
+    }
+  }
+
+  record Batch(List<BatchItem> completions) {}
+
   record Retry(Long messageId, String receipt, Long delayMs, String step) {}
 
   record Lease(Long messageId, String receipt, Integer leaseSeconds) {}
 
   private static final long REGISTER_EVERY_MS = 60_000;
+  static final int MAX_BATCH = 100;
 
   private final WorkflowStore store;
   private final LongPoll longPoll;
@@ -78,6 +102,7 @@ public final class WorkerRoutes {
 
   public void register(RoutesConfig routes) {
     routes.post("/v1/workflows/{name}/tasks/poll", this::poll);
+    routes.post("/v1/workflows/{name}/tasks/complete", this::completeMany);
     routes.post("/v1/workflows/{name}/runs/{runId}/complete", this::complete);
     routes.post("/v1/workflows/{name}/runs/{runId}/retry", this::retry);
     routes.post("/v1/workflows/{name}/runs/{runId}/lease", this::lease);
@@ -141,10 +166,21 @@ public final class WorkerRoutes {
     return id;
   }
 
-  private void complete(Context ctx) {
-    String name = WorkflowRoutes.name(ctx);
-    long runId = WorkflowRoutes.runId(ctx);
-    Complete req = Json.body(ctx, Complete.class);
+  /** A completion whose fields were checked, ready for the database. */
+  record Checked(
+      long runId,
+      long messageId,
+      long receipt,
+      Step step,
+      Next next,
+      String nextJson,
+      Result result,
+      String resultJson,
+      int lease,
+      Double stepSeconds) {}
+
+  /** Checks one completion; throws a 400 naming the field at fault. */
+  static Checked check(long runId, Complete req) {
     long msg = messageId(req.messageId());
     long receipt = receipt(req.receipt());
     if ((req.next() == null) == (req.result() == null)) {
@@ -174,50 +210,172 @@ public final class WorkerRoutes {
       }
       result = Json.write(r);
     }
-    WorkflowStore.Completed c =
-        store.complete(
-            runId,
-            msg,
-            receipt,
-            step == null ? null : step.name(),
-            step == null ? null : step.kind(),
-            step == null || step.output() == null ? null : Json.write(step.output()),
-            step == null || step.error() == null ? null : Json.write(step.error()),
-            step == null ? null : step.startedAt(),
-            next,
-            result,
-            lease);
-    if ("ok".equals(c.outcome())) {
-      Next n = req.next();
-      if (n != null && n.delayMs() != null && n.delayMs() > 0 && n.delayMs() <= 60_000) {
-        // A sleep or wait timeout due soon: wake this server's pollers when it is, rather
-        // than leaving it to the fallback tick (no NOTIFY is sent for delayed messages).
-        timers.wakeAt("__wf_" + name, Instant.now().plusMillis(n.delayMs()));
-      }
-      if (step != null && req.stepSeconds() != null) {
-        events.stepCompleted(name, step.name(), req.stepSeconds());
-      }
-      if (req.result() != null) {
+    return new Checked(
+        runId,
+        msg,
+        receipt,
+        step,
+        req.next(),
+        next,
+        req.result(),
+        result,
+        lease,
+        req.stepSeconds());
+  }
+
+  private void complete(Context ctx) {
+    String name = WorkflowRoutes.name(ctx);
+    long runId = WorkflowRoutes.runId(ctx);
+    Checked c = check(runId, Json.body(ctx, Complete.class));
+    WorkflowStore.Completed done = store.complete(c);
+    if ("ok".equals(done.outcome())) {
+      afterStep(name, c);
+      if (c.result() != null) {
         store
             .get(name, runId)
             .ifPresent(
-                run -> {
-                  Double seconds =
-                      run.completedAt() == null
-                          ? null
-                          : (run.completedAt().toEpochMilli() - run.startedAt().toEpochMilli())
-                              / 1000.0;
-                  events.finished(name, run.status(), seconds);
-                  tracing.runEnded(
-                      RunTrace.decode(run.traceContext()),
-                      name,
-                      run.version(),
-                      runId,
-                      run.status(),
-                      run.startedAt());
-                });
+                run ->
+                    runEnded(
+                        name,
+                        runId,
+                        run.status(),
+                        run.version(),
+                        run.startedAt(),
+                        run.completedAt(),
+                        run.traceContext()));
       }
     }
+    Json.respond(ctx, 200, outcome(done));
+  }
+
+  /**
+   * Many completions in one request and one transaction (see V005). Each item is answered on its
+   * own: a malformed item is rejected with a status and a detail and the others still go through.
+   */
+  private void completeMany(Context ctx) {
+    String name = WorkflowRoutes.name(ctx);
+    Instant received = Instant.now();
+    Batch req = Json.body(ctx, Batch.class);
+    if (req.completions() == null
+        || req.completions().isEmpty()
+        || req.completions().size() > MAX_BATCH) {
+      throw ApiException.badRequest(
+          "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
+    }
+    int n = req.completions().size();
+    List<Map<String, Object>> answers = new ArrayList<>(n);
+    List<Checked> accepted = new ArrayList<>(n);
+    List<Integer> at = new ArrayList<>(n);
+    Set<Long> runs = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      answers.add(null);
+      BatchItem item = req.completions().get(i);
+      try {
+        if (item == null) {
+          throw ApiException.badRequest("completions", "a completion must be an object");
+        }
+        if (item.runId() == null || item.runId() < 1) {
+          throw ApiException.badRequest("runId", "runId must be a positive integer");
+        }
+        if (!runs.add(item.runId())) {
+          throw ApiException.badRequest(
+              "runId", "run " + item.runId() + " appears more than once in the batch");
+        }
+        accepted.add(check(item.runId(), item.completion()));
+        at.add(i);
+      } catch (ApiException e) {
+        answers.set(i, rejected(e.status(), e.getMessage()));
+      }
+    }
+    if (!accepted.isEmpty()) {
+      List<WorkflowStore.BatchOutcome> outcomes = completeAll(name, accepted);
+      for (int k = 0; k < accepted.size(); k++) {
+        WorkflowStore.BatchOutcome o = outcomes.get(k);
+        Checked c = accepted.get(k);
+        if (o.rejected() != null) {
+          answers.set(at.get(k), o.rejected());
+          continue;
+        }
+        tracing.completed(
+            req.completions().get(at.get(k)).traceparent(),
+            received,
+            name,
+            c.runId(),
+            c.step() == null ? null : c.step().name(),
+            o.completed().outcome());
+        if ("ok".equals(o.completed().outcome())) {
+          afterStep(name, c);
+          if (c.result() != null && o.completedAt() != null) {
+            runEnded(
+                name,
+                c.runId(),
+                c.result().status(),
+                o.version(),
+                o.startedAt(),
+                o.completedAt(),
+                o.traceContext());
+          }
+        }
+        answers.set(at.get(k), outcome(o.completed()));
+      }
+    }
+    Json.respond(ctx, 200, Map.of("results", answers));
+  }
+
+  /**
+   * The batch in one transaction; when the database refuses it as a whole (an item it finds
+   * malformed), each item again in its own transaction, so one bad item costs only itself.
+   */
+  private List<WorkflowStore.BatchOutcome> completeAll(String name, List<Checked> items) {
+    try {
+      return store.completeBatch(name, items);
+    } catch (DatabaseException e) {
+      if (Problems.status(e) >= 500) {
+        throw e;
+      }
+    }
+    List<WorkflowStore.BatchOutcome> out = new ArrayList<>(items.size());
+    for (Checked c : items) {
+      try {
+        WorkflowStore.Completed done = store.complete(c);
+        WorkflowStore.BatchOutcome o =
+            new WorkflowStore.BatchOutcome(done, null, null, null, null, null);
+        if ("ok".equals(done.outcome()) && c.result() != null) {
+          RunView run = store.get(name, c.runId()).orElse(null);
+          if (run != null) {
+            o =
+                new WorkflowStore.BatchOutcome(
+                    done,
+                    null,
+                    run.version(),
+                    run.startedAt(),
+                    run.completedAt(),
+                    run.traceContext());
+          }
+        }
+        out.add(o);
+      } catch (DatabaseException e) {
+        int status = Problems.status(e);
+        if (status >= 500) {
+          throw e;
+        }
+        out.add(
+            new WorkflowStore.BatchOutcome(
+                null, rejected(status, e.serverMessage()), null, null, null, null));
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Object> rejected(int status, String detail) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("outcome", "rejected");
+    body.put("status", status);
+    body.put("detail", detail);
+    return body;
+  }
+
+  private static Map<String, Object> outcome(WorkflowStore.Completed c) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("outcome", c.outcome());
     if (c.messageId() != null) {
@@ -226,7 +384,36 @@ public final class WorkerRoutes {
     if (c.receipt() != null) {
       body.put("receipt", c.receipt());
     }
-    Json.respond(ctx, 200, body);
+    return body;
+  }
+
+  /** What follows an accepted step: a timer for a short sleep, and the step metric. */
+  private void afterStep(String name, Checked c) {
+    Next n = c.next();
+    if (n != null && n.delayMs() != null && n.delayMs() > 0 && n.delayMs() <= 60_000) {
+      // A sleep or wait timeout due soon: wake this server's pollers when it is, rather
+      // than leaving it to the fallback tick (no NOTIFY is sent for delayed messages).
+      timers.wakeAt("__wf_" + name, Instant.now().plusMillis(n.delayMs()));
+    }
+    if (c.step() != null && c.stepSeconds() != null) {
+      events.stepCompleted(name, c.step().name(), c.stepSeconds());
+    }
+  }
+
+  private void runEnded(
+      String name,
+      long runId,
+      String status,
+      int version,
+      Instant startedAt,
+      Instant completedAt,
+      String traceContext) {
+    Double seconds =
+        completedAt == null || startedAt == null
+            ? null
+            : (completedAt.toEpochMilli() - startedAt.toEpochMilli()) / 1000.0;
+    events.finished(name, status, seconds);
+    tracing.runEnded(RunTrace.decode(traceContext), name, version, runId, status, startedAt);
   }
 
   private void retry(Context ctx) {

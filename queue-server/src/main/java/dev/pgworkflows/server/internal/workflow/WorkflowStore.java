@@ -1,10 +1,14 @@
 package dev.pgworkflows.server.internal.workflow;
 
 import dev.pgworkflows.server.internal.db.Sql;
+import dev.pgworkflows.server.internal.http.Json;
 import java.sql.Array;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The workflow functions of V003, called with parameters. */
@@ -135,18 +139,8 @@ public final class WorkflowStore {
         });
   }
 
-  public Completed complete(
-      long runId,
-      long messageId,
-      long receipt,
-      String stepName,
-      String stepKind,
-      String output,
-      String error,
-      Instant startedAt,
-      String next,
-      String result,
-      int leaseSeconds) {
+  public Completed complete(WorkerRoutes.Checked c) {
+    WorkerRoutes.Step step = c.step();
     return sql.one(
             "SELECT * FROM queue.workflow_complete_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
                 + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)",
@@ -157,18 +151,74 @@ public final class WorkflowStore {
               String r = rs.wasNull() ? null : Long.toString(nextReceipt);
               return new Completed(rs.getString(1), msg, r);
             },
-            runId,
-            messageId,
-            receipt,
-            stepName,
-            stepKind,
-            output,
-            error,
-            startedAt == null ? null : Timestamp.from(startedAt),
-            next,
-            result,
-            leaseSeconds)
+            c.runId(),
+            c.messageId(),
+            c.receipt(),
+            step == null ? null : step.name(),
+            step == null ? null : step.kind(),
+            step == null || step.output() == null ? null : Json.write(step.output()),
+            step == null || step.error() == null ? null : Json.write(step.error()),
+            step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()),
+            c.nextJson(),
+            c.resultJson(),
+            c.lease())
         .orElseThrow();
+  }
+
+  /**
+   * One item's answer in a batch: the completion, or the refusal of a malformed item; for a run
+   * that ended, what its run span and metrics need.
+   */
+  public record BatchOutcome(
+      Completed completed,
+      Map<String, Object> rejected,
+      Integer version,
+      Instant startedAt,
+      Instant completedAt,
+      String traceContext) {}
+
+  /** Completes many steps of one workflow in one transaction; answers in input order. */
+  public List<BatchOutcome> completeBatch(String name, List<WorkerRoutes.Checked> items) {
+    List<Map<String, Object>> rows = new ArrayList<>(items.size());
+    for (WorkerRoutes.Checked c : items) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("run_id", c.runId());
+      row.put("msg_id", c.messageId());
+      row.put("receipt", c.receipt());
+      WorkerRoutes.Step step = c.step();
+      if (step != null) {
+        row.put("step_name", step.name());
+        row.put("step_kind", step.kind());
+        row.put("output", step.output());
+        row.put("error", step.error());
+        row.put("started_at", step.startedAt() == null ? null : step.startedAt().toString());
+      }
+      row.put("next", c.next());
+      row.put("result", c.result());
+      row.put("lease", c.lease());
+      rows.add(row);
+    }
+    return sql.list(
+        "SELECT * FROM queue.workflow_complete_batch(?, ?::jsonb)",
+        rs -> {
+          long nextMsg = rs.getLong("next_msg_id");
+          Long msg = rs.wasNull() ? null : nextMsg;
+          long nextReceipt = rs.getLong("next_receipt");
+          String receipt = rs.wasNull() ? null : Long.toString(nextReceipt);
+          int version = rs.getInt("version");
+          Integer v = rs.wasNull() ? null : version;
+          Timestamp started = rs.getTimestamp("started_at");
+          Timestamp ended = rs.getTimestamp("completed_at");
+          return new BatchOutcome(
+              new Completed(rs.getString("outcome"), msg, receipt),
+              null,
+              v,
+              started == null ? null : started.toInstant(),
+              ended == null ? null : ended.toInstant(),
+              rs.getString("trace_context"));
+        },
+        name,
+        Json.write(rows));
   }
 
   public String retry(long runId, long messageId, long receipt, long delayMs) {

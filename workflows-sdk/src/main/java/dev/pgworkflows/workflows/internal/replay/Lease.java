@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
@@ -18,16 +19,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lease {
   private static final Logger log = LoggerFactory.getLogger(Lease.class);
+  private static final String COMPLETE = "/complete";
 
   private final Transport transport;
+  private final Completions completions;
+  private final long runId;
   private final String base;
   private final long messageId;
   private final Duration duration;
   private String receipt;
   private long expiresAtNanos;
 
-  public Lease(Transport transport, String workflow, Task task, Duration duration) {
+  public Lease(
+      Transport transport, Completions completions, String workflow, Task task, Duration duration) {
     this.transport = transport;
+    this.completions = completions;
+    this.runId = task.runId();
     this.base = "/v1/workflows/" + workflow + "/runs/" + task.runId();
     this.messageId = task.messageId();
     this.receipt = task.receipt();
@@ -43,7 +50,7 @@ public final class Lease {
     if (seconds != null) {
       body.put("stepSeconds", seconds);
     }
-    JsonNode r = write("/complete", body);
+    JsonNode r = write(COMPLETE, body);
     String outcome = r.get("outcome").asText();
     if ("ok".equals(outcome)) {
       receipt = r.get("receipt").asText();
@@ -59,14 +66,14 @@ public final class Lease {
       body.put("step", step);
     }
     body.put("next", next);
-    return write("/complete", body).get("outcome").asText();
+    return write(COMPLETE, body).get("outcome").asText();
   }
 
   /** Ends the run with {@code result} ({"status": "completed"|"failed", ...}). */
   public synchronized String finish(Map<String, Object> result) {
     Map<String, Object> body = base();
     body.put("result", result);
-    return write("/complete", body).get("outcome").asText();
+    return write(COMPLETE, body).get("outcome").asText();
   }
 
   /** Hands the task back to reappear after {@code delay}. */
@@ -116,7 +123,11 @@ public final class Lease {
     long backoffMs = 50;
     while (true) {
       try {
-        return transport.post(base + path, body);
+        // Step completions travel with those of the worker's other runs (one request, one
+        // transaction); the rarer writes go on their own.
+        return path.equals(COMPLETE)
+            ? completions.complete(runId, body)
+            : transport.post(base + path, body);
       } catch (ApiException e) {
         log.error("the server refused {} {}: {}", base, path, e.getMessage());
         throw new Suspend(Suspend.Why.LEASE_LOST);

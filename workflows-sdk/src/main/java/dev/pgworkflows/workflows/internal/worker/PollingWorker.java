@@ -5,6 +5,7 @@ import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
+import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -32,6 +33,7 @@ public final class PollingWorker<I, O> implements Worker {
   private final Workflow<I, O> workflow;
   private final WorkerOptions options;
   private final Transport transport;
+  private final Completions completions;
   private final Semaphore slots;
   private final ExecutorService runners;
   private final ScheduledExecutorService heartbeats;
@@ -44,6 +46,7 @@ public final class PollingWorker<I, O> implements Worker {
     this.workflow = workflow;
     this.options = options;
     this.transport = new Transport(options.url(), options.token());
+    this.completions = new Completions(transport, workflow.name());
     this.slots = new Semaphore(options.concurrency());
     AtomicInteger n = new AtomicInteger();
     this.runners =
@@ -65,6 +68,7 @@ public final class PollingWorker<I, O> implements Worker {
         new TaskRunner<>(
             workflow,
             transport,
+            completions,
             heartbeats,
             options.lease(),
             () -> stopping,
@@ -198,6 +202,7 @@ public final class PollingWorker<I, O> implements Worker {
       Thread.currentThread().interrupt();
     } finally {
       heartbeats.shutdownNow();
+      completions.close();
     }
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowVersionMismatch;
+import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Lease;
 import dev.pgworkflows.workflows.internal.replay.Replay;
@@ -23,6 +24,7 @@ final class TaskRunner<I, O> {
 
   private final Workflow<I, O> workflow;
   private final Transport transport;
+  private final Completions completions;
   private final ScheduledExecutorService heartbeats;
   private final Duration leaseDuration;
   private final BooleanSupplier stopping;
@@ -31,6 +33,7 @@ final class TaskRunner<I, O> {
   TaskRunner(
       Workflow<I, O> workflow,
       Transport transport,
+      Completions completions,
       ScheduledExecutorService heartbeats,
       Duration leaseDuration,
       BooleanSupplier stopping,
@@ -38,6 +41,7 @@ final class TaskRunner<I, O> {
     this.workflow = workflow;
     this.tracer = tracer;
     this.transport = transport;
+    this.completions = completions;
     this.heartbeats = heartbeats;
     this.leaseDuration = leaseDuration;
     this.stopping = stopping;
@@ -46,7 +50,7 @@ final class TaskRunner<I, O> {
   void run(Task task) {
     MDC.put("runId", Long.toString(task.runId()));
     try {
-      Lease lease = new Lease(transport, workflow.name(), task, leaseDuration);
+      Lease lease = new Lease(transport, completions, workflow.name(), task, leaseDuration);
       Replay replay =
           new Replay(workflow.name(), task, lease, heartbeats, leaseDuration, stopping, tracer);
       if (task.version() != workflow.version()) {
@@ -68,7 +72,8 @@ final class TaskRunner<I, O> {
   /** Hands a task back at once, untouched (used while shutting down). */
   void release(Task task) {
     try {
-      new Lease(transport, workflow.name(), task, leaseDuration).retryLater(Duration.ZERO, null);
+      new Lease(transport, completions, workflow.name(), task, leaseDuration)
+          .retryLater(Duration.ZERO, null);
     } catch (RuntimeException | Suspend e) {
       log.debug("could not hand back run {}: {}", task.runId(), e.toString());
     }

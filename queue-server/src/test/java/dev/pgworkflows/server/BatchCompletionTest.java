@@ -1,0 +1,212 @@
+package dev.pgworkflows.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** POST /v1/workflows/{name}/tasks/complete: many runs' steps in one request. */
+class BatchCompletionTest {
+  private static TestServer server;
+  private static Api api;
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start();
+    api = server.api();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  private static long start(String wf, Object input) {
+    Api.Response r = api.post("/v1/workflows/" + wf + "/runs", Map.of("input", input));
+    assertThat(r.status()).as(r.body()).isEqualTo(201);
+    return r.json().get("runId").asLong();
+  }
+
+  /** Polls until {@code n} tasks are held; returns them by run id. */
+  private static Map<Long, JsonNode> poll(String wf, int n) {
+    Map<Long, JsonNode> byRun = new HashMap<>();
+    while (byRun.size() < n) {
+      Api.Response r =
+          api.post(
+              "/v1/workflows/" + wf + "/tasks/poll",
+              Map.of("versions", List.of(1), "max", n - byRun.size(), "waitSeconds", 5));
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      assertThat(r.json().get("tasks")).as("tasks due").isNotEmpty();
+      for (JsonNode t : r.json().get("tasks")) {
+        byRun.put(t.get("runId").asLong(), t);
+      }
+    }
+    return byRun;
+  }
+
+  private static Map<String, Object> item(JsonNode task, Object... kv) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("runId", task.get("runId").asLong());
+    m.put("messageId", task.get("messageId").asLong());
+    m.put("receipt", task.get("receipt").asText());
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put((String) kv[i], kv[i + 1]);
+    }
+    return m;
+  }
+
+  private static Map<String, Object> step(String name, Object output) {
+    return Map.of("name", name, "kind", "run", "output", output);
+  }
+
+  private static Api.Response batch(String wf, List<?> items) {
+    return api.post("/v1/workflows/" + wf + "/tasks/complete", Map.of("completions", items));
+  }
+
+  private static JsonNode run(String wf, long id) {
+    return api.get("/v1/workflows/" + wf + "/runs/" + id).json();
+  }
+
+  private static List<String> journal(String wf, long id) {
+    return api.get("/v1/workflows/" + wf + "/runs/" + id + "/steps")
+        .json()
+        .get("steps")
+        .findValuesAsText("name");
+  }
+
+  @Test
+  void eachItemIsAnsweredOnItsOwnInOrder() {
+    long inline = start("mixed", 1);
+    long finish = start("mixed", 2);
+    long sleep = start("mixed", 3);
+    long stale = start("mixed", 4);
+    Map<Long, JsonNode> t = poll("mixed", 4);
+
+    Map<String, Object> staleItem =
+        item(t.get(stale), "step", step("a", 0), "next", Map.of("inline", true));
+    staleItem.put("receipt", "12345");
+    List<Object> items = new ArrayList<>();
+    items.add(item(t.get(inline), "step", step("a", 1), "next", Map.of("inline", true)));
+    items.add(
+        item(
+            t.get(finish),
+            "step",
+            step("a", 2),
+            "result",
+            Map.of("status", "completed", "output", "done")));
+    items.add(
+        item(
+            t.get(sleep),
+            "step",
+            Map.of("name", "nap", "kind", "sleep"),
+            "next",
+            Map.of("delayMs", 200)));
+    items.add(staleItem);
+    items.add(
+        Map.of("runId", 999_999, "messageId", 1, "receipt", "1", "next", Map.of("inline", true)));
+    items.add(item(t.get(inline), "next", Map.of("inline", true)));
+
+    Api.Response r = batch("mixed", items);
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    JsonNode res = r.json().get("results");
+    assertThat(res).hasSize(6);
+    assertThat(res.get(0).get("outcome").asText()).isEqualTo("ok");
+    assertThat(res.get(0).get("messageId").asLong())
+        .isEqualTo(t.get(inline).get("messageId").asLong());
+    String newReceipt = res.get(0).get("receipt").asText();
+    assertThat(newReceipt).isNotEqualTo(t.get(inline).get("receipt").asText());
+    assertThat(res.get(1).get("outcome").asText()).isEqualTo("ok");
+    assertThat(res.get(2).get("outcome").asText()).isEqualTo("ok");
+    assertThat(res.get(3).get("outcome").asText()).isEqualTo("stale");
+    assertThat(res.get(4).get("outcome").asText()).isEqualTo("not_found");
+    assertThat(res.get(5).get("outcome").asText()).isEqualTo("rejected");
+    assertThat(res.get(5).get("status").asInt()).isEqualTo(400);
+    assertThat(res.get(5).get("detail").asText()).contains("more than once");
+
+    assertThat(journal("mixed", inline)).containsExactly("a");
+    assertThat(run("mixed", finish).get("status").asText()).isEqualTo("completed");
+    assertThat(run("mixed", finish).get("output").asText()).isEqualTo("done");
+    assertThat(journal("mixed", finish)).containsExactly("a");
+    assertThat(journal("mixed", stale)).as("a stale item changes nothing").isEmpty();
+    assertThat(run("mixed", stale).get("status").asText()).isEqualTo("running");
+
+    // The inline run goes on under the new receipt; the sleeper comes back after its delay.
+    Map<String, Object> next =
+        item(t.get(inline), "step", step("b", 2), "result", Map.of("status", "completed"));
+    next.put("receipt", newReceipt);
+    JsonNode second = batch("mixed", List.of(next)).json().get("results").get(0);
+    assertThat(second.get("outcome").asText()).isEqualTo("ok");
+    assertThat(journal("mixed", inline)).containsExactly("a", "b");
+    assertThat(run("mixed", inline).get("status").asText()).isEqualTo("completed");
+    JsonNode woke = poll("mixed", 1).get(sleep);
+    assertThat(woke).as("the sleeping run is due again").isNotNull();
+    assertThat(woke.get("reason").asText()).isEqualTo("resume");
+    assertThat(woke.get("journal").findValuesAsText("name")).containsExactly("nap");
+  }
+
+  @Test
+  void aMalformedItemCostsOnlyItself() {
+    long good = start("partly", 1);
+    long bad = start("partly", 2);
+    Map<Long, JsonNode> t = poll("partly", 2);
+    Api.Response r =
+        batch(
+            "partly",
+            List.of(
+                item(t.get(good), "step", step("fine", 1), "next", Map.of("inline", true)),
+                item(
+                    t.get(bad),
+                    "step",
+                    step("no spaces allowed", 1),
+                    "next",
+                    Map.of("inline", true)),
+                item(t.get(bad), "result", Map.of("status", "exploded"))));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    JsonNode res = r.json().get("results");
+    assertThat(res.get(0).get("outcome").asText()).isEqualTo("ok");
+    assertThat(res.get(1).get("outcome").asText()).isEqualTo("rejected");
+    assertThat(res.get(1).get("status").asInt()).isEqualTo(400);
+    assertThat(res.get(1).get("detail").asText()).contains("step name");
+    assertThat(res.get(2).get("outcome").asText()).isEqualTo("rejected");
+    assertThat(journal("partly", good)).containsExactly("fine");
+    assertThat(journal("partly", bad)).isEmpty();
+    assertThat(run("partly", bad).get("status").asText()).isEqualTo("running");
+  }
+
+  @Test
+  void aStepJournaledAlreadyIsADuplicateAndOnlyAcks() {
+    long id = start("twice", 1);
+    JsonNode task = poll("twice", 1).get(id);
+    JsonNode first =
+        batch("twice", List.of(item(task, "step", step("a", 1), "next", Map.of("inline", true))))
+            .json()
+            .get("results")
+            .get(0);
+    Map<String, Object> again = item(task, "step", step("a", 1), "next", Map.of("inline", true));
+    again.put("receipt", first.get("receipt").asText());
+    JsonNode dup = batch("twice", List.of(again)).json().get("results").get(0);
+    assertThat(dup.get("outcome").asText()).isEqualTo("duplicate");
+    assertThat(journal("twice", id)).containsExactly("a");
+  }
+
+  @Test
+  void aBadBatchIsRefusedWhole() {
+    start("whole", 1);
+    assertThat(batch("whole", List.of()).status()).isEqualTo(400);
+    List<Object> many = new ArrayList<>();
+    for (int i = 0; i < 101; i++) {
+      many.add(Map.of("runId", i + 1, "messageId", 1, "receipt", "1", "next", Map.of()));
+    }
+    Api.Response tooMany = batch("whole", many);
+    assertThat(tooMany.status()).isEqualTo(400);
+    assertThat(tooMany.isProblem()).isTrue();
+    assertThat(api.post("/v1/workflows/whole/tasks/complete", Map.of()).status()).isEqualTo(400);
+  }
+}

@@ -1,0 +1,259 @@
+-- Completing many steps in one transaction. A worker with many runs in
+-- flight sends the step results that are ready together; the common cases
+-- (journal and continue inline under the same lease, journal and finish)
+-- are done set-based, with one statement per kind of change for the whole
+-- batch, so the per-statement planning and the commit are shared. Anything
+-- else in the batch (a sleep, a wait, a handoff, a run that is no longer
+-- running) goes through workflow_complete_step one by one, in the same
+-- transaction. Outcomes are those of workflow_complete_step, plus
+-- 'not_found' for a run that does not exist.
+
+CREATE TYPE queue.workflow_completion AS (
+    ord         int,
+    run_id      bigint,
+    msg_id      bigint,
+    receipt     bigint,
+    step_name   text,
+    step_kind   text,
+    output      jsonb,
+    error       jsonb,
+    started_at  timestamptz,
+    next        jsonb,
+    result      jsonb,
+    lease       int,
+    -- not_found | stale | inline | finish | duplicate | slow
+    cls         text,
+    read_ct     int
+);
+
+-- p_items: a JSON array of {run_id, msg_id, receipt, step_name?, step_kind?,
+-- output?, error?, started_at?, next?, result?, lease?}, at most one per run.
+-- Returns one row per item, in input order (ord counts from 1); for a run
+-- that finished here also its version, start, end and trace context.
+CREATE FUNCTION queue.workflow_complete_batch(p_name text, p_items jsonb)
+RETURNS TABLE (
+    ord           int,
+    outcome       text,
+    next_msg_id   bigint,
+    next_receipt  bigint,
+    version       int,
+    started_at    timestamptz,
+    completed_at  timestamptz,
+    trace_context text
+)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_tbl       text := 'q___wf_' || p_name;
+    v_now       timestamptz := clock_timestamp();
+    v_items     queue.workflow_completion[];
+    v_run_ids   bigint[];
+    v_msg_ids   bigint[];
+    v_live      bigint[];
+    v_status    text[];
+    v_m_ids     bigint[];
+    v_m_vts     timestamptz[];
+    v_m_reads   int[];
+    v_journaled bigint[];
+    v_ids       bigint[];
+    v_leases    int[];
+    v_inline    bigint[] := '{}';
+    v_receipts  bigint[] := '{}';
+    v_finished  bigint[] := '{}';
+    v_ended     timestamptz[] := '{}';
+    v_versions  int[] := '{}';
+    v_starts    timestamptz[] := '{}';
+    v_traces    text[] := '{}';
+    v_groups    text[] := '{}';
+    v_vts       timestamptz[];
+    v_slow_ord  int[] := '{}';
+    v_slow_out  text[] := '{}';
+    v_slow_msg  bigint[] := '{}';
+    v_slow_rc   bigint[] := '{}';
+    i           queue.workflow_completion;
+    c           record;
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
+        RAISE EXCEPTION 'completions must be a JSON array' USING ERRCODE = '22023';
+    END IF;
+    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
+    IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = '__wf_' || p_name) THEN
+        RAISE EXCEPTION 'workflow "%" has no runs', p_name USING ERRCODE = 'P0002';
+    END IF;
+
+    -- Static statements (their plans are kept per session) wherever the table
+    -- does not depend on the workflow; two dynamic ones touch its queue table.
+    SELECT array_agg(ROW(j.ord, j.run_id, j.msg_id, j.receipt, j.step_name, j.step_kind, j.output,
+                         j.error, j.started_at, j.next, j.result, coalesce(j.lease, 60), NULL, NULL
+                     )::queue.workflow_completion ORDER BY j.ord),
+           array_agg(j.run_id), array_agg(j.msg_id)
+      INTO v_items, v_run_ids, v_msg_ids
+      FROM ROWS FROM (jsonb_to_recordset(p_items) AS (
+               run_id bigint, msg_id bigint, receipt bigint, step_name text, step_kind text,
+               output jsonb, error jsonb, started_at timestamptz, next jsonb, result jsonb,
+               lease int)) WITH ORDINALITY AS j(
+               run_id, msg_id, receipt, step_name, step_kind, output, error, started_at, next,
+               result, lease, ord);
+    IF (SELECT count(DISTINCT r) <> count(*) OR count(r) <> count(*) FROM unnest(v_run_ids) r) THEN
+        RAISE EXCEPTION 'a batch may complete each run at most once' USING ERRCODE = '22023';
+    END IF;
+
+    -- Runs before messages, in id order: the order every other writer uses.
+    SELECT coalesce(array_agg(l.run_id), '{}'), coalesce(array_agg(l.status::text), '{}')
+      INTO v_live, v_status
+      FROM (SELECT wr.run_id, wr.status FROM queue.workflow_run wr
+             WHERE wr.run_id = ANY (v_run_ids) AND wr.workflow_name = p_name
+             ORDER BY wr.run_id
+               FOR UPDATE) l;
+    EXECUTE format($q$
+        SELECT coalesce(array_agg(m.msg_id), '{}'), coalesce(array_agg(m.vt), '{}'),
+               coalesce(array_agg(m.read_ct), '{}')
+          FROM (SELECT q.msg_id, q.vt, q.read_ct FROM queue.%I q
+                 WHERE q.msg_id = ANY ($1) ORDER BY q.msg_id FOR UPDATE) m$q$, v_tbl)
+        INTO v_m_ids, v_m_vts, v_m_reads USING v_msg_ids;
+
+    v_items := ARRAY(
+        SELECT ROW(u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output, u.error,
+                   u.started_at, u.next, u.result, u.lease,
+                   CASE WHEN k.s IS NULL THEN 'not_found'
+                        WHEN v_status[k.s] <> 'running' THEN 'slow'
+                        WHEN k.m IS NULL OR queue.receipt_of(v_m_vts[k.m]) <> u.receipt THEN 'stale'
+                        WHEN u.next = '{"inline": true}'::jsonb AND u.result IS NULL THEN 'inline'
+                        WHEN u.next IS NULL AND u.result IS NOT NULL THEN 'finish'
+                        ELSE 'slow' END,
+                   v_m_reads[k.m])::queue.workflow_completion
+          FROM unnest(v_items) u,
+               LATERAL (SELECT array_position(v_live, u.run_id) AS s,
+                               array_position(v_m_ids, u.msg_id) AS m) k
+         ORDER BY u.ord);
+
+    IF EXISTS (SELECT 1 FROM unnest(v_items) u
+                WHERE u.msg_id IS NULL OR u.receipt IS NULL
+                   OR u.lease NOT BETWEEN 1 AND 43200
+                   OR (u.cls IN ('inline', 'finish') AND u.step_name IS NOT NULL
+                       AND (u.step_name !~ '^[a-zA-Z0-9._-]{1,128}$'
+                            OR u.step_kind IS NULL OR u.step_kind NOT IN ('run', 'sleep', 'wait')))
+                   OR (u.cls = 'finish'
+                       AND (u.result ->> 'status' IS NULL OR u.result ->> 'status' NOT IN ('completed', 'failed')
+                            OR (u.result ->> 'status' = 'failed' AND u.result -> 'error' IS NULL)))) THEN
+        RAISE EXCEPTION 'a completion in the batch is malformed' USING ERRCODE = '22023';
+    END IF;
+
+    -- 1. Journal. A step already journaled makes its item a duplicate.
+    WITH ins AS (
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        SELECT u.run_id, u.step_name,
+               (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = u.run_id),
+               u.step_kind, u.output, u.error, greatest(coalesce(u.read_ct, 1), 1),
+               coalesce(u.started_at, v_now)
+          FROM unnest(v_items) u
+         WHERE u.cls IN ('inline', 'finish') AND u.step_name IS NOT NULL
+        ON CONFLICT DO NOTHING
+        RETURNING workflow_step.run_id)
+    SELECT coalesce(array_agg(ins.run_id), '{}') INTO v_journaled FROM ins;
+
+    IF EXISTS (SELECT 1 FROM unnest(v_items) u
+                WHERE u.cls IN ('inline', 'finish') AND u.step_name IS NOT NULL
+                  AND NOT (u.run_id = ANY (v_journaled))) THEN
+        v_items := ARRAY(
+            SELECT ROW(u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output,
+                       u.error, u.started_at, u.next, u.result, u.lease,
+                       CASE WHEN u.cls IN ('inline', 'finish') AND u.step_name IS NOT NULL
+                                 AND NOT (u.run_id = ANY (v_journaled)) THEN 'duplicate'
+                            ELSE u.cls END,
+                       u.read_ct)::queue.workflow_completion
+              FROM unnest(v_items) u ORDER BY u.ord);
+    END IF;
+
+    -- 2. Inline continuations keep their lease: the same message carries the
+    -- run on, visible again only when the new lease runs out. read_ct restarts.
+    SELECT coalesce(array_agg(u.msg_id), '{}'), coalesce(array_agg(u.lease), '{}')
+      INTO v_ids, v_leases
+      FROM unnest(v_items) u WHERE u.cls = 'inline';
+    IF cardinality(v_ids) > 0 THEN
+        EXECUTE format($q$
+            WITH u AS (
+                UPDATE queue.%I q
+                   SET vt = $3 + make_interval(secs => w.lease), read_ct = 1,
+                       body = q.body || '{"reason": "resume"}'::jsonb
+                  FROM unnest($1::bigint[], $2::int[]) AS w(msg_id, lease)
+                 WHERE q.msg_id = ANY ($1) AND q.msg_id = w.msg_id
+                RETURNING q.msg_id, q.vt)
+            SELECT array_agg(u.msg_id), array_agg(queue.receipt_of(u.vt)) FROM u$q$, v_tbl)
+            INTO v_inline, v_receipts USING v_ids, v_leases, v_now;
+    END IF;
+
+    -- 3. Finished runs.
+    IF EXISTS (SELECT 1 FROM unnest(v_items) u WHERE u.cls = 'finish') THEN
+        WITH f AS (
+            UPDATE queue.workflow_run wr
+               SET status = (u.result ->> 'status')::queue.workflow_status,
+                   output = CASE WHEN u.result ->> 'status' = 'completed' THEN u.result -> 'output' END,
+                   error = CASE WHEN u.result ->> 'status' = 'failed' THEN u.result -> 'error' END,
+                   completed_at = v_now,
+                   current_msg_id = NULL,
+                   wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+              FROM unnest(v_items) u
+             WHERE u.cls = 'finish' AND wr.run_id = u.run_id AND wr.run_id = ANY (v_run_ids)
+            RETURNING wr.run_id, wr.completed_at, wr.workflow_version, wr.started_at, wr.trace_context)
+        SELECT array_agg(f.run_id), array_agg(f.completed_at), array_agg(f.workflow_version),
+               array_agg(f.started_at), array_agg(f.trace_context)
+          INTO v_finished, v_ended, v_versions, v_starts, v_traces FROM f;
+    END IF;
+
+    -- 4. Ack the messages of finished runs and of duplicates; a deleted group
+    -- head lets the next message of its group through (group locks in order).
+    SELECT coalesce(array_agg(u.msg_id), '{}') INTO v_ids
+      FROM unnest(v_items) u WHERE u.cls IN ('finish', 'duplicate');
+    IF cardinality(v_ids) > 0 THEN
+        EXECUTE format($q$
+            WITH d AS (
+                DELETE FROM queue.%I q WHERE q.msg_id = ANY ($1)
+                RETURNING q.group_id, q.head)
+            SELECT coalesce(array_agg(DISTINCT d.group_id), '{}') FROM d
+             WHERE d.head AND d.group_id IS NOT NULL$q$, v_tbl)
+            INTO v_groups USING v_ids;
+    END IF;
+    IF cardinality(v_groups) > 0 THEN
+        PERFORM queue.lock_group('__wf_' || p_name, g) FROM unnest(v_groups) g ORDER BY g;
+        EXECUTE format($q$
+            WITH p AS (
+                UPDATE queue.%1$I q SET head = true
+                 WHERE q.msg_id IN (SELECT min(o.msg_id) FROM queue.%1$I o
+                                     WHERE o.group_id = ANY ($1) GROUP BY o.group_id)
+                   AND NOT q.head
+                RETURNING q.vt)
+            SELECT coalesce(array_agg(p.vt), '{}') FROM p$q$, v_tbl)
+            INTO v_vts USING v_groups;
+        IF EXISTS (SELECT 1 FROM unnest(v_vts) t WHERE t <= v_now) THEN
+            PERFORM queue.notify_once('__wf_' || p_name);
+        END IF;
+    END IF;
+
+    -- 5. Everything else, one by one.
+    FOREACH i IN ARRAY v_items LOOP
+        IF i.cls = 'slow' THEN
+            SELECT * INTO c FROM queue.workflow_complete_step(
+                i.run_id, i.msg_id, i.receipt, i.step_name, i.step_kind, i.output, i.error,
+                i.started_at, i.next, i.result, i.lease) s;
+            v_slow_ord := v_slow_ord || i.ord;
+            v_slow_out := v_slow_out || c.outcome;
+            v_slow_msg := v_slow_msg || c.next_msg_id;
+            v_slow_rc := v_slow_rc || c.next_receipt;
+        END IF;
+    END LOOP;
+
+    RETURN QUERY
+        SELECT u.ord,
+               CASE u.cls WHEN 'inline' THEN 'ok' WHEN 'finish' THEN 'ok'
+                          WHEN 'slow' THEN v_slow_out[array_position(v_slow_ord, u.ord)]
+                          ELSE u.cls END,
+               CASE u.cls WHEN 'inline' THEN u.msg_id
+                          WHEN 'slow' THEN v_slow_msg[array_position(v_slow_ord, u.ord)] END,
+               CASE u.cls WHEN 'inline' THEN v_receipts[array_position(v_inline, u.msg_id)]
+                          WHEN 'slow' THEN v_slow_rc[array_position(v_slow_ord, u.ord)] END,
+               v_versions[f.k], v_starts[f.k], v_ended[f.k], v_traces[f.k]
+          FROM unnest(v_items) u,
+               LATERAL (SELECT array_position(v_finished, u.run_id) AS k) f
+         ORDER BY u.ord;
+END $$;
