@@ -2,11 +2,16 @@
 -- flight sends the step results that are ready together; the common cases
 -- (journal and continue inline under the same lease, journal and finish)
 -- are done set-based, with one statement per kind of change for the whole
--- batch, so the per-statement planning and the commit are shared. Anything
--- else in the batch (a sleep, a wait, a handoff, a run that is no longer
--- running) goes through workflow_complete_step one by one, in the same
--- transaction. Outcomes are those of workflow_complete_step, plus
--- 'not_found' for a run that does not exist.
+-- batch, so statement overhead and the commit are shared. Anything else in
+-- the batch (a sleep, a wait, a handoff, a run that is no longer running)
+-- goes through workflow_complete_step one by one, in the same transaction.
+-- Outcomes are those of workflow_complete_step, plus 'not_found' for a run
+-- that does not exist.
+--
+-- The two statements on the workflow's own queue table are prepared once per
+-- session (named after the workflow) instead of planned on every call: the
+-- table name is only known at run time, and planning them each time cost
+-- more than running them.
 
 CREATE TYPE queue.workflow_completion AS (
     ord         int,
@@ -25,6 +30,19 @@ CREATE TYPE queue.workflow_completion AS (
     cls         text,
     read_ct     int
 );
+
+-- Runs the statement prepared as p_stmt, preparing it from p_sql (which
+-- names the queue table as %1$I) on first use in this session. p_args are
+-- the literal arguments, already quoted.
+CREATE FUNCTION queue.prepared_sql(p_stmt text, p_tbl text, p_sql text, p_types text, p_args text)
+RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name = p_stmt) THEN
+        EXECUTE format('PREPARE %I (%s) AS ', p_stmt, p_types) || format(p_sql, p_tbl);
+    END IF;
+    RETURN format('EXECUTE %I (%s)', p_stmt, p_args);
+END $$;
 
 -- p_items: a JSON array of {run_id, msg_id, receipt, step_name?, step_kind?,
 -- output?, error?, started_at?, next?, result?, lease?}, at most one per run.
@@ -47,23 +65,24 @@ DECLARE
     v_now       timestamptz := clock_timestamp();
     v_items     queue.workflow_completion[];
     v_run_ids   bigint[];
-    v_msg_ids   bigint[];
     v_live      bigint[];
     v_status    text[];
-    v_m_ids     bigint[];
-    v_m_vts     timestamptz[];
-    v_m_reads   int[];
-    v_journaled bigint[];
     v_ids       bigint[];
+    v_rcpts     bigint[];
     v_leases    int[];
-    v_inline    bigint[] := '{}';
-    v_receipts  bigint[] := '{}';
+    v_kept      bigint[] := '{}';
+    v_kept_vt   timestamptz[] := '{}';
+    v_kept_ct   int[] := '{}';
+    v_gone      bigint[] := '{}';
+    v_gone_ct   int[] := '{}';
+    v_groups    text[] := '{}';
+    v_more      text[];
+    v_journaled bigint[];
     v_finished  bigint[] := '{}';
     v_ended     timestamptz[] := '{}';
     v_versions  int[] := '{}';
     v_starts    timestamptz[] := '{}';
     v_traces    text[] := '{}';
-    v_groups    text[] := '{}';
     v_vts       timestamptz[];
     v_slow_ord  int[] := '{}';
     v_slow_out  text[] := '{}';
@@ -81,13 +100,11 @@ BEGIN
         RAISE EXCEPTION 'workflow "%" has no runs', p_name USING ERRCODE = 'P0002';
     END IF;
 
-    -- Static statements (their plans are kept per session) wherever the table
-    -- does not depend on the workflow; two dynamic ones touch its queue table.
     SELECT array_agg(ROW(j.ord, j.run_id, j.msg_id, j.receipt, j.step_name, j.step_kind, j.output,
                          j.error, j.started_at, j.next, j.result, coalesce(j.lease, 60), NULL, NULL
                      )::queue.workflow_completion ORDER BY j.ord),
-           array_agg(j.run_id), array_agg(j.msg_id)
-      INTO v_items, v_run_ids, v_msg_ids
+           array_agg(j.run_id)
+      INTO v_items, v_run_ids
       FROM ROWS FROM (jsonb_to_recordset(p_items) AS (
                run_id bigint, msg_id bigint, receipt bigint, step_name text, step_kind text,
                output jsonb, error jsonb, started_at timestamptz, next jsonb, result jsonb,
@@ -98,35 +115,29 @@ BEGIN
         RAISE EXCEPTION 'a batch may complete each run at most once' USING ERRCODE = '22023';
     END IF;
 
-    -- Runs before messages, in id order: the order every other writer uses.
-    SELECT coalesce(array_agg(l.run_id), '{}'), coalesce(array_agg(l.status::text), '{}')
+    -- A run that ends here is locked first, runs before messages in id order
+    -- as every other writer does. An inline step changes only its message,
+    -- and the lease check on that row decides against a concurrent cancel.
+    PERFORM 1 FROM queue.workflow_run wr
+     WHERE wr.run_id = ANY (ARRAY(SELECT u.run_id FROM unnest(v_items) u WHERE u.result IS NOT NULL))
+     ORDER BY wr.run_id
+       FOR UPDATE;
+    SELECT coalesce(array_agg(wr.run_id), '{}'), coalesce(array_agg(wr.status::text), '{}')
       INTO v_live, v_status
-      FROM (SELECT wr.run_id, wr.status FROM queue.workflow_run wr
-             WHERE wr.run_id = ANY (v_run_ids) AND wr.workflow_name = p_name
-             ORDER BY wr.run_id
-               FOR UPDATE) l;
-    EXECUTE format($q$
-        SELECT coalesce(array_agg(m.msg_id), '{}'), coalesce(array_agg(m.vt), '{}'),
-               coalesce(array_agg(m.read_ct), '{}')
-          FROM (SELECT q.msg_id, q.vt, q.read_ct FROM queue.%I q
-                 WHERE q.msg_id = ANY ($1) ORDER BY q.msg_id FOR UPDATE) m$q$, v_tbl)
-        INTO v_m_ids, v_m_vts, v_m_reads USING v_msg_ids;
+      FROM queue.workflow_run wr
+     WHERE wr.run_id = ANY (v_run_ids) AND wr.workflow_name = p_name;
 
     v_items := ARRAY(
         SELECT ROW(u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output, u.error,
                    u.started_at, u.next, u.result, u.lease,
                    CASE WHEN k.s IS NULL THEN 'not_found'
                         WHEN v_status[k.s] <> 'running' THEN 'slow'
-                        WHEN k.m IS NULL OR queue.receipt_of(v_m_vts[k.m]) <> u.receipt THEN 'stale'
                         WHEN u.next = '{"inline": true}'::jsonb AND u.result IS NULL THEN 'inline'
                         WHEN u.next IS NULL AND u.result IS NOT NULL THEN 'finish'
                         ELSE 'slow' END,
-                   v_m_reads[k.m])::queue.workflow_completion
-          FROM unnest(v_items) u,
-               LATERAL (SELECT array_position(v_live, u.run_id) AS s,
-                               array_position(v_m_ids, u.msg_id) AS m) k
+                   NULL)::queue.workflow_completion
+          FROM unnest(v_items) u, LATERAL (SELECT array_position(v_live, u.run_id) AS s) k
          ORDER BY u.ord);
-
     IF EXISTS (SELECT 1 FROM unnest(v_items) u
                 WHERE u.msg_id IS NULL OR u.receipt IS NULL
                    OR u.lease NOT BETWEEN 1 AND 43200
@@ -139,7 +150,63 @@ BEGIN
         RAISE EXCEPTION 'a completion in the batch is malformed' USING ERRCODE = '22023';
     END IF;
 
-    -- 1. Journal. A step already journaled makes its item a duplicate.
+    -- 1. Inline continuations keep their lease, where the receipt still holds
+    -- it: the same message carries the run on, visible again only when the new
+    -- lease runs out; read_ct restarts (its old value is the step's attempts).
+    SELECT array_agg(u.msg_id), array_agg(u.receipt), array_agg(u.lease)
+      INTO v_ids, v_rcpts, v_leases
+      FROM unnest(v_items) u WHERE u.cls = 'inline';
+    IF v_ids IS NOT NULL THEN
+        EXECUTE queue.prepared_sql('wf_keep_' || p_name, v_tbl, $q$
+            WITH o AS (SELECT q.msg_id, q.read_ct FROM queue.%1$I q WHERE q.msg_id = ANY ($1)),
+                 u AS (UPDATE queue.%1$I q
+                          SET vt = $4 + make_interval(secs => w.lease), read_ct = 1,
+                              body = q.body || '{"reason": "resume"}'::jsonb
+                         FROM unnest($1, $2, $3) AS w(msg_id, receipt, lease), o
+                        WHERE q.msg_id = ANY ($1) AND q.msg_id = w.msg_id AND o.msg_id = w.msg_id
+                          AND queue.receipt_of(q.vt) = w.receipt
+                       RETURNING q.msg_id, q.vt, o.read_ct)
+            SELECT coalesce(array_agg(u.msg_id), '{}'), coalesce(array_agg(u.vt), '{}'),
+                   coalesce(array_agg(u.read_ct), '{}') FROM u$q$,
+            'bigint[], bigint[], int[], timestamptz',
+            format('%L, %L, %L, %L', v_ids, v_rcpts, v_leases, v_now))
+            INTO v_kept, v_kept_vt, v_kept_ct;
+    END IF;
+
+    -- 2. The messages of finishing runs are acked, where the receipt still
+    -- holds the lease.
+    SELECT array_agg(u.msg_id), array_agg(u.receipt)
+      INTO v_ids, v_rcpts
+      FROM unnest(v_items) u WHERE u.cls = 'finish';
+    IF v_ids IS NOT NULL THEN
+        EXECUTE queue.prepared_sql('wf_ack_' || p_name, v_tbl, $q$
+            WITH d AS (
+                DELETE FROM queue.%1$I q USING unnest($1, $2) AS w(msg_id, receipt)
+                 WHERE q.msg_id = ANY ($1) AND q.msg_id = w.msg_id
+                   AND queue.receipt_of(q.vt) = w.receipt
+                RETURNING q.msg_id, q.read_ct, q.group_id, q.head)
+            SELECT coalesce(array_agg(d.msg_id), '{}'), coalesce(array_agg(d.read_ct), '{}'),
+                   coalesce(array_agg(DISTINCT d.group_id) FILTER (WHERE d.head AND d.group_id IS NOT NULL), '{}')
+              FROM d$q$,
+            'bigint[], bigint[]',
+            format('%L, %L', v_ids, v_rcpts))
+            INTO v_gone, v_gone_ct, v_groups;
+    END IF;
+
+    -- A receipt that no longer holds the lease changed nothing: stale.
+    v_items := ARRAY(
+        SELECT ROW(u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output, u.error,
+                   u.started_at, u.next, u.result, u.lease,
+                   CASE WHEN u.cls = 'inline' AND NOT (u.msg_id = ANY (v_kept)) THEN 'stale'
+                        WHEN u.cls = 'finish' AND NOT (u.msg_id = ANY (v_gone)) THEN 'stale'
+                        ELSE u.cls END,
+                   CASE u.cls WHEN 'inline' THEN v_kept_ct[array_position(v_kept, u.msg_id)]
+                              WHEN 'finish' THEN v_gone_ct[array_position(v_gone, u.msg_id)] END
+                  )::queue.workflow_completion
+          FROM unnest(v_items) u ORDER BY u.ord);
+
+    -- 3. Journal. A step already journaled makes its item a duplicate: its
+    -- message is acked and nothing else changes.
     WITH ins AS (
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
         SELECT u.run_id, u.step_name,
@@ -163,27 +230,20 @@ BEGIN
                             ELSE u.cls END,
                        u.read_ct)::queue.workflow_completion
               FROM unnest(v_items) u ORDER BY u.ord);
+        -- Inline duplicates still hold their message: ack it too (rare).
+        SELECT array_agg(u.msg_id) INTO v_ids
+          FROM unnest(v_items) u WHERE u.cls = 'duplicate' AND u.next IS NOT NULL;
+        IF v_ids IS NOT NULL THEN
+            EXECUTE format($q$
+                WITH d AS (DELETE FROM queue.%I q WHERE q.msg_id = ANY ($1) RETURNING q.group_id, q.head)
+                SELECT coalesce(array_agg(DISTINCT d.group_id), '{}') FROM d
+                 WHERE d.head AND d.group_id IS NOT NULL$q$, v_tbl)
+                INTO v_more USING v_ids;
+            v_groups := v_groups || v_more;
+        END IF;
     END IF;
 
-    -- 2. Inline continuations keep their lease: the same message carries the
-    -- run on, visible again only when the new lease runs out. read_ct restarts.
-    SELECT coalesce(array_agg(u.msg_id), '{}'), coalesce(array_agg(u.lease), '{}')
-      INTO v_ids, v_leases
-      FROM unnest(v_items) u WHERE u.cls = 'inline';
-    IF cardinality(v_ids) > 0 THEN
-        EXECUTE format($q$
-            WITH u AS (
-                UPDATE queue.%I q
-                   SET vt = $3 + make_interval(secs => w.lease), read_ct = 1,
-                       body = q.body || '{"reason": "resume"}'::jsonb
-                  FROM unnest($1::bigint[], $2::int[]) AS w(msg_id, lease)
-                 WHERE q.msg_id = ANY ($1) AND q.msg_id = w.msg_id
-                RETURNING q.msg_id, q.vt)
-            SELECT array_agg(u.msg_id), array_agg(queue.receipt_of(u.vt)) FROM u$q$, v_tbl)
-            INTO v_inline, v_receipts USING v_ids, v_leases, v_now;
-    END IF;
-
-    -- 3. Finished runs.
+    -- 4. Finished runs.
     IF EXISTS (SELECT 1 FROM unnest(v_items) u WHERE u.cls = 'finish') THEN
         WITH f AS (
             UPDATE queue.workflow_run wr
@@ -201,21 +261,10 @@ BEGIN
           INTO v_finished, v_ended, v_versions, v_starts, v_traces FROM f;
     END IF;
 
-    -- 4. Ack the messages of finished runs and of duplicates; a deleted group
-    -- head lets the next message of its group through (group locks in order).
-    SELECT coalesce(array_agg(u.msg_id), '{}') INTO v_ids
-      FROM unnest(v_items) u WHERE u.cls IN ('finish', 'duplicate');
-    IF cardinality(v_ids) > 0 THEN
-        EXECUTE format($q$
-            WITH d AS (
-                DELETE FROM queue.%I q WHERE q.msg_id = ANY ($1)
-                RETURNING q.group_id, q.head)
-            SELECT coalesce(array_agg(DISTINCT d.group_id), '{}') FROM d
-             WHERE d.head AND d.group_id IS NOT NULL$q$, v_tbl)
-            INTO v_groups USING v_ids;
-    END IF;
+    -- 5. A deleted group head lets the next message of its group through
+    -- (group locks in order, as everywhere).
     IF cardinality(v_groups) > 0 THEN
-        PERFORM queue.lock_group('__wf_' || p_name, g) FROM unnest(v_groups) g ORDER BY g;
+        PERFORM queue.lock_group('__wf_' || p_name, g) FROM (SELECT DISTINCT g FROM unnest(v_groups) g) x ORDER BY g;
         EXECUTE format($q$
             WITH p AS (
                 UPDATE queue.%1$I q SET head = true
@@ -230,7 +279,7 @@ BEGIN
         END IF;
     END IF;
 
-    -- 5. Everything else, one by one.
+    -- 6. Everything else, one by one.
     FOREACH i IN ARRAY v_items LOOP
         IF i.cls = 'slow' THEN
             SELECT * INTO c FROM queue.workflow_complete_step(
@@ -250,7 +299,7 @@ BEGIN
                           ELSE u.cls END,
                CASE u.cls WHEN 'inline' THEN u.msg_id
                           WHEN 'slow' THEN v_slow_msg[array_position(v_slow_ord, u.ord)] END,
-               CASE u.cls WHEN 'inline' THEN v_receipts[array_position(v_inline, u.msg_id)]
+               CASE u.cls WHEN 'inline' THEN queue.receipt_of(v_kept_vt[array_position(v_kept, u.msg_id)])
                           WHEN 'slow' THEN v_slow_rc[array_position(v_slow_ord, u.ord)] END,
                v_versions[f.k], v_starts[f.k], v_ended[f.k], v_traces[f.k]
           FROM unnest(v_items) u,

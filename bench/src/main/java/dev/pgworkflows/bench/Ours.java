@@ -145,6 +145,34 @@ final class Ours implements Contender {
     }
   }
 
+  /**
+   * Burn-down of runs started before any worker serves them (the protocol's burn-down): seconds
+   * from the workers' start until all {@code n} are completed.
+   */
+  double drain(int n) throws Exception {
+    rec = new Recorder();
+    long before = completed("bench3");
+    ExecutorService starters = Executors.newFixedThreadPool(8);
+    try {
+      List<CompletableFuture<?>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        fs.add(CompletableFuture.runAsync(() -> client.start("bench3", seq), starters));
+      }
+      CompletableFuture.allOf(fs.toArray(new CompletableFuture<?>[0])).join();
+    } finally {
+      starters.shutdownNow();
+    }
+    long t0 = System.nanoTime();
+    List<Worker> workers = serve(three, WORKERS);
+    try {
+      awaitCompleted("bench3", before + n, Duration.ofMinutes(10));
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      workers.forEach(Worker::close);
+    }
+  }
+
   @Override
   public Recorder steady(double rate, double seconds) throws Exception {
     Recorder r = new Recorder();

@@ -183,7 +183,10 @@ class BatchCompletionTest {
   @Test
   void aStepJournaledAlreadyIsADuplicateAndOnlyAcks() {
     long id = start("twice", 1);
-    JsonNode task = poll("twice", 1).get(id);
+    long other = start("twice", 2);
+    Map<Long, JsonNode> t = poll("twice", 2);
+    JsonNode task = t.get(id);
+    // Alone (the single-run path) and together with another run (the set-based path).
     JsonNode first =
         batch("twice", List.of(item(task, "step", step("a", 1), "next", Map.of("inline", true))))
             .json()
@@ -191,9 +194,41 @@ class BatchCompletionTest {
             .get(0);
     Map<String, Object> again = item(task, "step", step("a", 1), "next", Map.of("inline", true));
     again.put("receipt", first.get("receipt").asText());
-    JsonNode dup = batch("twice", List.of(again)).json().get("results").get(0);
-    assertThat(dup.get("outcome").asText()).isEqualTo("duplicate");
+    JsonNode res =
+        batch(
+                "twice",
+                List.of(
+                    again,
+                    item(t.get(other), "step", step("a", 2), "next", Map.of("inline", true))))
+            .json()
+            .get("results");
+    assertThat(res.get(0).get("outcome").asText()).isEqualTo("duplicate");
+    assertThat(res.get(1).get("outcome").asText()).isEqualTo("ok");
     assertThat(journal("twice", id)).containsExactly("a");
+    assertThat(journal("twice", other)).containsExactly("a");
+    JsonNode alone =
+        batch("twice", List.of(Map.of("runId", 999_999, "messageId", 1, "receipt", "1")))
+            .json()
+            .get("results")
+            .get(0);
+    assertThat(alone.get("outcome").asText()).isEqualTo("rejected");
+    JsonNode missing =
+        batch(
+                "twice",
+                List.of(
+                    Map.of(
+                        "runId",
+                        999_999,
+                        "messageId",
+                        1,
+                        "receipt",
+                        "1",
+                        "next",
+                        Map.of("inline", true))))
+            .json()
+            .get("results")
+            .get(0);
+    assertThat(missing.get("outcome").asText()).isEqualTo("not_found");
   }
 
   @Test
