@@ -105,9 +105,9 @@ public final class Bench {
       // thousand requests; measuring before it settles measures the compiler.
       c.burnDown(Math.max(2000, s.burnRuns / 5));
       long wal0 = pg.walLsn();
-      double cpu0 = Pg.cpuSeconds();
+      Pg.Cpu cpu0 = Pg.cpu();
       double secs = c.burnDown(s.burnRuns);
-      double cpu = Pg.cpuSeconds() - cpu0;
+      double cpu = Pg.cpu().since(cpu0);
       long wal = pg.walLsn() - wal0;
       long steps = 3L * s.burnRuns;
       peak = s.burnRuns / secs;

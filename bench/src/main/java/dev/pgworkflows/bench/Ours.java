@@ -35,6 +35,8 @@ final class Ours implements Contender {
   private final WorkflowClient client;
   private volatile Recorder rec = new Recorder();
   private final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.ConcurrentHashMap<Integer, Long> sleptAt =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final Workflow<Integer, Integer> three;
   private final Workflow<Integer, Integer> sleeper;
 
@@ -65,16 +67,18 @@ final class Ours implements Contender {
         Workflow.define("sleeper", Integer.class, Integer.class)
             .run(
                 (ctx, seq) -> {
-                  long intended =
-                      ctx.step()
-                          .run("before", Long.class, () -> System.nanoTime() + 1_000_000_000L);
+                  ctx.step().run("before", Integer.class, () -> 0);
+                  // When sleep is first called (the body replays after the sleep; putIfAbsent
+                  // keeps the first call's time).
+                  sleptAt.putIfAbsent(seq, System.nanoTime());
                   ctx.step().sleep("nap", Duration.ofSeconds(1));
                   ctx.step()
                       .run(
                           "after",
                           Integer.class,
                           () -> {
-                            overshoot.add((System.nanoTime() - intended) / 1e6);
+                            overshoot.add(
+                                (System.nanoTime() - sleptAt.get(seq) - 1_000_000_000L) / 1e6);
                             return 0;
                           });
                   return seq;
@@ -94,11 +98,15 @@ final class Ours implements Contender {
   }
 
   private List<Worker> serve(Workflow<?, ?> wf, int workers) {
+    return serve(wf, workers, CONCURRENCY);
+  }
+
+  private List<Worker> serve(Workflow<?, ?> wf, int workers, int concurrency) {
     List<Worker> out = new ArrayList<>();
     for (int i = 0; i < workers; i++) {
       out.add(
           wf.serve(
-              WorkerOptions.url(url).concurrency(CONCURRENCY).pollWait(Duration.ofSeconds(5))));
+              WorkerOptions.url(url).concurrency(concurrency).pollWait(Duration.ofSeconds(5))));
     }
     return out;
   }
@@ -203,7 +211,9 @@ final class Ours implements Contender {
   public List<Double> sleepOvershoot(int n) throws Exception {
     overshoot.clear();
     long before = completed("sleeper");
-    List<Worker> workers = serve(sleeper, 1);
+    // As many slots as sleepers: all of them wake at once, and DBOS gives each its own thread;
+    // with fewer slots the overshoot would measure queueing for a slot instead of the wake-up.
+    List<Worker> workers = serve(sleeper, 1, n);
     try {
       for (int i = 0; i < n; i++) {
         client.start("sleeper", seqs.incrementAndGet());

@@ -10,6 +10,8 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** The one PostgreSQL both systems run on, fresh databases, and resource counters. */
@@ -58,13 +60,28 @@ final class Pg implements AutoCloseable {
     return scalar("postgres", "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn");
   }
 
-  /** CPU seconds used so far by this JVM and every postgres process. */
-  static double cpuSeconds() {
+  /** CPU seconds so far: this JVM's, and each postgres process's by pid. */
+  record Cpu(double jvm, Map<String, Double> postgres) {
+    /**
+     * CPU seconds used since {@code before}. A postgres process that started since counts whole,
+     * one that ended since is left out (so a pool closing during the window cannot make the sum go
+     * down).
+     */
+    double since(Cpu before) {
+      double pg = 0;
+      for (Map.Entry<String, Double> e : postgres.entrySet()) {
+        pg += e.getValue() - before.postgres.getOrDefault(e.getKey(), 0.0);
+      }
+      return jvm - before.jvm + pg;
+    }
+  }
+
+  static Cpu cpu() {
     double jvm =
         ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime()
             / 1e9;
-    double postgres = 0;
+    Map<String, Double> postgres = new HashMap<>();
     long ticks = 100; // USER_HZ on Linux
     try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
       for (Path p : (Iterable<Path>) procs::iterator) {
@@ -80,7 +97,9 @@ final class Pg implements AutoCloseable {
             continue;
           }
           String[] f = stat.substring(close + 2).split(" ");
-          postgres += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) ticks;
+          // pid plus start time, so a reused pid is a new process
+          postgres.put(
+              name + "@" + f[19], (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) ticks);
         } catch (IOException | RuntimeException ignored) {
           // the process went away
         }
@@ -88,7 +107,7 @@ final class Pg implements AutoCloseable {
     } catch (IOException ignored) {
       // no /proc: CPU is reported for the JVM only
     }
-    return jvm + postgres;
+    return new Cpu(jvm, postgres);
   }
 
   @Override
