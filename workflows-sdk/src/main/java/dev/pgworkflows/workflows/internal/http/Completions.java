@@ -30,6 +30,7 @@ public final class Completions implements AutoCloseable {
   private final String path;
   private final BlockingQueue<Pending> waiting = new LinkedBlockingQueue<>();
   private final List<Thread> senders = new ArrayList<>();
+  private volatile boolean closed;
 
   public Completions(Transport transport, String workflow) {
     this.transport = transport;
@@ -55,7 +56,14 @@ public final class Completions implements AutoCloseable {
     W3CTraceContextPropagator.getInstance()
         .inject(io.opentelemetry.context.Context.current(), item, (m, k, v) -> m.put(k, v));
     Pending p = new Pending(item, new CompletableFuture<>());
+    if (closed) {
+      throw new ServerUnavailableException("the worker closed", null);
+    }
     waiting.add(p);
+    if (closed) {
+      // close() may have drained the queue just before this was added.
+      failWaiting();
+    }
     try {
       return p.answer().get();
     } catch (ExecutionException e) {
@@ -115,9 +123,15 @@ public final class Completions implements AutoCloseable {
     }
   }
 
+  /** Stops the senders; a completion still waiting, or handed over later, fails at once. */
   @Override
   public void close() {
+    closed = true;
     senders.forEach(Thread::interrupt);
+    failWaiting();
+  }
+
+  private void failWaiting() {
     Pending p;
     while ((p = waiting.poll()) != null) {
       p.answer().completeExceptionally(new ServerUnavailableException("the worker closed", null));
