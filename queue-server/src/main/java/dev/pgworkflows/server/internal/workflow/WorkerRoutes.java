@@ -173,9 +173,7 @@ public final class WorkerRoutes {
       long receipt,
       Step step,
       Next next,
-      String nextJson,
       Result result,
-      String resultJson,
       int lease,
       Double stepSeconds) {}
 
@@ -191,15 +189,12 @@ public final class WorkerRoutes {
     if (step != null && (step.name() == null || step.kind() == null)) {
       throw ApiException.badRequest("step", "a step needs a name and a kind");
     }
-    String next = null;
     if (req.next() != null) {
       Next n = req.next();
       if (n.delayMs() != null && (n.delayMs() < 0 || n.delayMs() > 31_536_000_000L)) {
         throw ApiException.badRequest("next.delayMs", "delayMs must be between 0 and one year");
       }
-      next = Json.write(n);
     }
-    String result = null;
     if (req.result() != null) {
       Result r = req.result();
       if (!"completed".equals(r.status()) && !"failed".equals(r.status())) {
@@ -208,19 +203,9 @@ public final class WorkerRoutes {
       if ("failed".equals(r.status()) && r.error() == null) {
         throw ApiException.badRequest("result.error", "a failed result needs an error");
       }
-      result = Json.write(r);
     }
     return new Checked(
-        runId,
-        msg,
-        receipt,
-        step,
-        req.next(),
-        next,
-        req.result(),
-        result,
-        lease,
-        req.stepSeconds());
+        runId, msg, receipt, step, req.next(), req.result(), lease, req.stepSeconds());
   }
 
   private void complete(Context ctx) {

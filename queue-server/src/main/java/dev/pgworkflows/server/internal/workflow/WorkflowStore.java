@@ -159,8 +159,8 @@ public final class WorkflowStore {
             step == null || step.output() == null ? null : Json.write(step.output()),
             step == null || step.error() == null ? null : Json.write(step.error()),
             step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()),
-            c.nextJson(),
-            c.resultJson(),
+            c.next() == null ? null : Json.write(c.next()),
+            c.result() == null ? null : Json.write(c.result()),
             c.lease())
         .orElseThrow();
   }
