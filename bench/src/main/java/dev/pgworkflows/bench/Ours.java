@@ -6,10 +6,11 @@ import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -247,37 +248,44 @@ final class Ours implements Contender {
     }
   }
 
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  /**
+   * The load generator's HTTP: blocking {@code HttpURLConnection} with keep-alive, the cheapest
+   * client in the JDK per call (this JVM shares two cores with the server and PostgreSQL). The body
+   * is buffered so that headers and body leave in one write.
+   */
+  private String call(String method, String path, String body) throws Exception {
+    HttpURLConnection c = (HttpURLConnection) URI.create(url + path).toURL().openConnection();
+    c.setRequestMethod(method);
+    c.setRequestProperty("Authorization", "Bearer bench");
+    if (body != null) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      c.setDoOutput(true);
+      c.setRequestProperty("Content-Type", "application/json");
+      try (OutputStream out = c.getOutputStream()) {
+        out.write(bytes);
+      }
+    }
+    int status = c.getResponseCode();
+    try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+      String answer = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      if (status >= 300) {
+        throw new IllegalStateException(method + " " + path + ": HTTP " + status + " " + answer);
+      }
+      return answer;
+    }
+  }
 
   private String post(String path, String body) throws Exception {
-    return HTTP.send(
-            HttpRequest.newBuilder(URI.create(url + path))
-                .header("Authorization", "Bearer bench")
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+    return call("POST", path, body);
   }
 
   private void delete(String path) throws Exception {
-    HTTP.send(
-        HttpRequest.newBuilder(URI.create(url + path))
-            .header("Authorization", "Bearer bench")
-            .DELETE()
-            .build(),
-        HttpResponse.BodyHandlers.discarding());
+    call("DELETE", path, null);
   }
 
   /** Idle long-poll wake-up: ms from the start of a send to the waiting receive returning. */
   List<Double> queueWakeup(int samples, long idleMs) throws Exception {
-    HTTP.send(
-        HttpRequest.newBuilder(URI.create(url + "/v1/queues/wake"))
-            .header("Authorization", "Bearer bench")
-            .PUT(HttpRequest.BodyPublishers.noBody())
-            .build(),
-        HttpResponse.BodyHandlers.discarding());
+    call("PUT", "/v1/queues/wake", null);
     List<Double> out = new ArrayList<>();
     for (int i = 0; i < samples; i++) {
       AtomicLong returned = new AtomicLong();
@@ -305,12 +313,7 @@ final class Ours implements Contender {
   /** send → receive → delete cycles per second over REST with {@code clients} threads. */
   double queueCycles(int clients, double seconds) throws Exception {
     String q = "cycle" + clients;
-    HTTP.send(
-        HttpRequest.newBuilder(URI.create(url + "/v1/queues/" + q))
-            .header("Authorization", "Bearer bench")
-            .PUT(HttpRequest.BodyPublishers.noBody())
-            .build(),
-        HttpResponse.BodyHandlers.discarding());
+    call("PUT", "/v1/queues/" + q, null);
     AtomicLong cycles = new AtomicLong();
     long end = System.nanoTime() + (long) (seconds * 1e9);
     List<Thread> threads = new ArrayList<>();
