@@ -1,0 +1,80 @@
+package dev.pgworkflows.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/**
+ * send, receive and delete run statements prepared once per session. PREPARE is not transactional,
+ * the session setting that remembers it is: both cases, and a queue dropped and created again under
+ * its name, must keep working on the same connection.
+ */
+class PreparedStatementsTest {
+
+  @Test
+  void aRolledBackFirstUseLeavesTheSessionWorking() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      q.create("rolled", false, 30, null);
+      c.setAutoCommit(false);
+      long lost = q.send("rolled", "{\"n\": 1}");
+      assertThat(q.receive("rolled", 1)).extracting(QueueSql.Msg::id).containsExactly(lost);
+      assertThat(q.delete("rolled", lost)).isTrue();
+      c.rollback();
+      c.setAutoCommit(true);
+      // The statements exist, the setting that says so was rolled back.
+      assertThat(
+              q.scalarLong(
+                  "SELECT count(*) FROM pg_prepared_statements"
+                      + " WHERE name IN ('q_send_rolled', 'q_recv_rolled', 'q_del_rolled')"))
+          .isEqualTo(3);
+      assertThat(q.scalarLong("SELECT count(*) FROM queue.q_rolled")).isZero();
+
+      long kept = q.send("rolled", "{\"n\": 2}");
+      assertThat(q.receive("rolled", 1))
+          .extracting(QueueSql.Msg::body)
+          .containsExactly("{\"n\": 2}");
+      assertThat(q.delete("rolled", kept)).isTrue();
+      assertThat(q.delete("rolled", kept)).isFalse();
+    }
+  }
+
+  @Test
+  void aQueueDroppedAndCreatedAgainIsServedByTheSameSession() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      q.create("again", false, 30, null);
+      long first = q.send("again", "{\"n\": 1}");
+      assertThat(q.receive("again", 1)).extracting(QueueSql.Msg::id).containsExactly(first);
+      try (Statement s = c.createStatement()) {
+        s.execute("SELECT queue.drop_queue('again')");
+      }
+      q.create("again", true, 30, null);
+      long second = q.send("again", "{\"n\": 2}", null, 0, "g");
+      long third = q.send("again", "{\"n\": 3}", null, 0, "g");
+      assertThat(q.receive("again", 10)).extracting(QueueSql.Msg::id).containsExactly(second);
+      assertThat(q.delete("again", second)).isTrue();
+      assertThat(q.receive("again", 10)).extracting(QueueSql.Msg::id).containsExactly(third);
+    }
+  }
+
+  @Test
+  void nullsAndQuotesTravelThroughThePreparedStatementsUnchanged() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      q.create("quotes", true, 30, null);
+      String body = "{\"s\": \"it's a \\\"quote\\\" and a \\\\ backslash\"}";
+      long id = q.send("quotes", body, "{\"h\": \"'; DROP TABLE x; --\"}", 0, "o'brien");
+      QueueSql.Msg m = q.receive("quotes", 1).get(0);
+      assertThat(m.id()).isEqualTo(id);
+      assertThat(m.body()).isEqualTo(body);
+      assertThat(m.headers()).isEqualTo("{\"h\": \"'; DROP TABLE x; --\"}");
+      assertThat(m.groupId()).isEqualTo("o'brien");
+      assertThat(q.scalarLong("SELECT count(*) FROM queue.q_quotes WHERE body @> '{}'")).isOne();
+    }
+  }
+}
