@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows;
 
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.internal.http.Starts;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -16,13 +17,16 @@ import java.util.Optional;
  * Starts, signals, inspects and cancels runs. Thread-safe; one per application is enough.
  *
  * <p>A start that returned is durable: the run exists and will be executed by some worker, even if
- * this process dies right after.
+ * this process dies right after. Starts made by several threads at the same time share requests and
+ * commits (see {@code POST /v1/workflows/{name}/runs/batch}); a lone start is sent at once.
  */
 public final class WorkflowClient {
   private final Transport transport;
+  private final Starts starts;
 
   private WorkflowClient(Transport transport) {
     this.transport = transport;
+    this.starts = new Starts(transport);
   }
 
   public static WorkflowClient connect(String url) {
@@ -59,7 +63,7 @@ public final class WorkflowClient {
     if (options.retentionDays() != null) {
       body.put("retentionDays", options.retentionDays());
     }
-    JsonNode r = transport.post("/v1/workflows/" + workflow + "/runs", body);
+    JsonNode r = starts.start(workflow, body);
     return new Started(
         workflow,
         r.get("runId").asLong(),

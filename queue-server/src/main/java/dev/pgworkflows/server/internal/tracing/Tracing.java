@@ -5,6 +5,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
@@ -126,6 +127,28 @@ public final class Tracing {
         span.getSpanContext().getTraceId(),
         IdGenerator.random().generateSpanId(),
         span.getSpanContext().getSpanId());
+  }
+
+  /**
+   * The trace identity of a run started as one item of a batch: a child of the span named by the
+   * item's {@code traceparent} (its caller's), since callers share the request; the request's span
+   * when the item carries none.
+   */
+  public RunTrace newRun(io.javalin.http.Context ctx, String traceparent) {
+    if (traceparent != null) {
+      SpanContext caller =
+          Span.fromContext(
+                  otel.getPropagators()
+                      .getTextMapPropagator()
+                      .extract(
+                          io.opentelemetry.context.Context.root(), traceparent, TRACEPARENT_ONLY))
+              .getSpanContext();
+      if (caller.isValid()) {
+        return new RunTrace(
+            caller.getTraceId(), IdGenerator.random().generateSpanId(), caller.getSpanId());
+      }
+    }
+    return newRun(ctx);
   }
 
   /** Emits the {@code workflow.run} span of a run that just ended. */

@@ -269,7 +269,7 @@ public final class WorkerRoutes {
         accepted.add(check(item.runId(), item.completion()));
         at.add(i);
       } catch (ApiException e) {
-        answers.set(i, rejected(e.status(), e.getMessage()));
+        answers.set(i, WorkflowRoutes.rejected(e.status(), e.getMessage()));
       }
     }
     if (!accepted.isEmpty()) {
@@ -362,18 +362,10 @@ public final class WorkerRoutes {
         }
         out.add(
             new WorkflowStore.BatchOutcome(
-                null, rejected(status, e.serverMessage()), null, null, null, null));
+                null, WorkflowRoutes.rejected(status, e.serverMessage()), null, null, null, null));
       }
     }
     return out;
-  }
-
-  private static Map<String, Object> rejected(int status, String detail) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("outcome", "rejected");
-    body.put("status", status);
-    body.put("detail", detail);
-    return body;
   }
 
   private static Map<String, Object> outcome(WorkflowStore.Completed c) {

@@ -3,15 +3,18 @@ package dev.pgworkflows.server.internal.workflow;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.server.internal.db.DatabaseException;
 import dev.pgworkflows.server.internal.http.ApiException;
 import dev.pgworkflows.server.internal.http.Json;
 import dev.pgworkflows.server.internal.http.Params;
+import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.tracing.RunTrace;
 import dev.pgworkflows.server.internal.tracing.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +24,18 @@ import java.util.regex.Pattern;
 /** The design doc's {@code /v1/workflows} routes: start, list, get, cancel, signal, steps. */
 public final class WorkflowRoutes {
   record Start(JsonNode input, Integer version, String idempotencyKey, Integer retentionDays) {}
+
+  /** One item of {@code POST /v1/workflows/{name}/runs/batch}: a start and the caller's trace. */
+  record BatchStartItem(
+      JsonNode input,
+      Integer version,
+      String idempotencyKey,
+      Integer retentionDays,
+      String traceparent) {}
+
+  record StartBatch(List<BatchStartItem> runs) {}
+
+  static final int MAX_BATCH = 100;
 
   static final Pattern NAME = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,42}");
   private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
@@ -42,6 +57,7 @@ public final class WorkflowRoutes {
     routes.get(
         "/v1/workflows", ctx -> Json.respond(ctx, 200, Map.of("workflows", store.summary())));
     routes.post("/v1/workflows/{name}/runs", this::start);
+    routes.post("/v1/workflows/{name}/runs/batch", this::startMany);
     routes.get("/v1/workflows/{name}/runs", this::list);
     routes.get("/v1/workflows/{name}/runs/{runId}", this::get);
     routes.delete("/v1/workflows/{name}/runs/{runId}", this::cancel);
@@ -60,12 +76,11 @@ public final class WorkflowRoutes {
     return name;
   }
 
-  private void start(Context ctx) {
-    String name = name(ctx);
-    Start req =
-        ctx.bodyAsBytes().length == 0
-            ? new Start(null, null, null, null)
-            : Json.body(ctx, Start.class);
+  /** A start whose fields passed the checks, its input as JSON text. */
+  record CheckedStart(
+      String input, Integer version, String idempotencyKey, Integer retentionDays) {}
+
+  static CheckedStart check(Start req) {
     if (req.version() != null) {
       Params.range("version", req.version(), 1, 1, 1_000_000);
     }
@@ -76,16 +91,22 @@ public final class WorkflowRoutes {
         && (req.idempotencyKey().isEmpty() || req.idempotencyKey().length() > 255)) {
       throw ApiException.badRequest("idempotencyKey", "idempotencyKey must be 1 to 255 characters");
     }
-    String input = req.input() == null ? "null" : Json.write(req.input());
+    return new CheckedStart(
+        req.input() == null ? "null" : Json.write(req.input()),
+        req.version(),
+        req.idempotencyKey(),
+        req.retentionDays());
+  }
+
+  private void start(Context ctx) {
+    String name = name(ctx);
+    Start req =
+        ctx.bodyAsBytes().length == 0
+            ? new Start(null, null, null, null)
+            : Json.body(ctx, Start.class);
+    CheckedStart c = check(req);
     RunTrace trace = tracing.newRun(ctx);
-    WorkflowStore.Started s =
-        store.start(
-            name,
-            input,
-            req.version(),
-            req.idempotencyKey(),
-            req.retentionDays(),
-            trace == null ? null : trace.encode());
+    WorkflowStore.Started s = store.start(name, c, trace == null ? null : trace.encode());
     if (s.created()) {
       events.started(name);
     }
@@ -93,6 +114,94 @@ public final class WorkflowRoutes {
         ctx,
         s.created() ? 201 : 200,
         Map.of("runId", s.runId(), "status", s.status(), "created", s.created()));
+  }
+
+  /**
+   * Many starts of one workflow in one request. Each item is answered on its own, in order: the
+   * answer a single start gives, or {@code rejected} with a status and a detail; one bad item costs
+   * only itself. The valid ones start in one transaction; should the database refuse that as a
+   * whole, each is started again in its own.
+   */
+  private void startMany(Context ctx) {
+    String name = name(ctx);
+    StartBatch req = Json.body(ctx, StartBatch.class);
+    if (req.runs() == null || req.runs().isEmpty() || req.runs().size() > MAX_BATCH) {
+      throw ApiException.badRequest("runs", "runs must hold 1 to " + MAX_BATCH + " runs");
+    }
+    int n = req.runs().size();
+    List<Map<String, Object>> answers = new ArrayList<>(n);
+    List<WorkflowStore.BatchStart> accepted = new ArrayList<>(n);
+    List<Integer> at = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      answers.add(null);
+      BatchStartItem item = req.runs().get(i);
+      try {
+        if (item == null) {
+          throw ApiException.badRequest("runs", "a run must be an object");
+        }
+        CheckedStart c =
+            check(
+                new Start(
+                    item.input(), item.version(), item.idempotencyKey(), item.retentionDays()));
+        RunTrace trace = tracing.newRun(ctx, item.traceparent());
+        accepted.add(new WorkflowStore.BatchStart(c, trace == null ? null : trace.encode()));
+        at.add(i);
+      } catch (ApiException e) {
+        answers.set(i, rejected(e.status(), e.getMessage()));
+      }
+    }
+    if (!accepted.isEmpty()) {
+      List<Object> results = startAll(name, accepted);
+      for (int k = 0; k < results.size(); k++) {
+        Object r = results.get(k);
+        if (r instanceof WorkflowStore.Started s) {
+          if (s.created()) {
+            events.started(name);
+          }
+          answers.set(
+              at.get(k), Map.of("runId", s.runId(), "status", s.status(), "created", s.created()));
+        } else {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> refused = (Map<String, Object>) r;
+          answers.set(at.get(k), refused);
+        }
+      }
+    }
+    Json.respond(ctx, 200, Map.of("runs", answers));
+  }
+
+  /** Started, or a rejection, per item. */
+  private List<Object> startAll(String name, List<WorkflowStore.BatchStart> items) {
+    if (items.size() > 1) {
+      try {
+        return new ArrayList<>(store.startBatch(name, items));
+      } catch (DatabaseException e) {
+        if (Problems.status(e) >= 500) {
+          throw e;
+        }
+      }
+    }
+    List<Object> out = new ArrayList<>(items.size());
+    for (WorkflowStore.BatchStart b : items) {
+      try {
+        out.add(store.start(name, b.start(), b.traceContext()));
+      } catch (DatabaseException e) {
+        int status = Problems.status(e);
+        if (status >= 500) {
+          throw e;
+        }
+        out.add(rejected(status, e.serverMessage()));
+      }
+    }
+    return out;
+  }
+
+  static Map<String, Object> rejected(int status, String detail) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("outcome", "rejected");
+    body.put("status", status);
+    body.put("detail", detail);
+    return body;
   }
 
   private void list(Context ctx) {

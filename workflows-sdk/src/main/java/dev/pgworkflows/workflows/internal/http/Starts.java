@@ -1,0 +1,143 @@
+package dev.pgworkflows.workflows.internal.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.ApiException;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Starts from many threads, sent together. A caller queues its start and, if fewer than {@value
+ * #SENDERS} requests are in flight, sends everything that is waiting itself; otherwise it waits for
+ * a sender to take its start along. No thread of its own and no deliberate delay: a lone start goes
+ * out at once as a single start, while starts that arrive during a request share the next one
+ * (grouped by workflow, up to {@value #MAX_BATCH} per request), which the server commits together.
+ */
+public final class Starts {
+  static final int MAX_BATCH = 100;
+  private static final int SENDERS = 2;
+
+  private record Pending(
+      String workflow,
+      Map<String, Object> body,
+      Context context,
+      CompletableFuture<JsonNode> answer) {}
+
+  private final Transport transport;
+  private final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
+  private final Semaphore sending = new Semaphore(SENDERS);
+
+  public Starts(Transport transport) {
+    this.transport = transport;
+  }
+
+  /**
+   * Starts a run of {@code workflow} ({@code body} as for the single start route) and returns the
+   * server's answer for it. Throws {@link ApiException} when the server rejected this start and
+   * {@link ServerUnavailableException} when the request could not be made.
+   */
+  public JsonNode start(String workflow, Map<String, Object> body) {
+    Pending p = new Pending(workflow, body, Context.current(), new CompletableFuture<>());
+    waiting.add(p);
+    // Whoever holds a permit sends until nothing waits; a start queued while both permits were
+    // held is seen by the holder's check after it lets go, so none is left behind.
+    do {
+      if (!sending.tryAcquire()) {
+        break;
+      }
+      try {
+        sendWaiting();
+      } finally {
+        sending.release();
+      }
+    } while (!waiting.isEmpty());
+    try {
+      return p.answer().get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new ServerUnavailableException("start failed: " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServerUnavailableException("interrupted while starting a run", e);
+    }
+  }
+
+  private void sendWaiting() {
+    List<Pending> taken = new ArrayList<>();
+    Pending next;
+    while (true) {
+      taken.clear();
+      while (taken.size() < MAX_BATCH && (next = waiting.poll()) != null) {
+        taken.add(next);
+      }
+      if (taken.isEmpty()) {
+        return;
+      }
+      Map<String, List<Pending>> byWorkflow = new LinkedHashMap<>();
+      for (Pending p : taken) {
+        byWorkflow.computeIfAbsent(p.workflow(), k -> new ArrayList<>()).add(p);
+      }
+      byWorkflow.forEach(this::send);
+    }
+  }
+
+  private void send(String workflow, List<Pending> batch) {
+    if (batch.size() == 1) {
+      Pending p = batch.get(0);
+      // In the caller's context, so the request carries its trace.
+      Scope scope = p.context().makeCurrent();
+      try {
+        p.answer().complete(transport.post("/v1/workflows/" + workflow + "/runs", p.body()));
+      } catch (RuntimeException e) {
+        p.answer().completeExceptionally(e);
+      } finally {
+        scope.close();
+      }
+      return;
+    }
+    List<Map<String, Object>> items = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      Map<String, Object> item = new LinkedHashMap<>(p.body());
+      Map<String, String> trace = new LinkedHashMap<>();
+      W3CTraceContextPropagator.getInstance().inject(p.context(), trace, (m, k, v) -> m.put(k, v));
+      if (trace.containsKey("traceparent")) {
+        item.put("traceparent", trace.get("traceparent"));
+      }
+      items.add(item);
+    }
+    try {
+      JsonNode runs =
+          transport
+              .post("/v1/workflows/" + workflow + "/runs/batch", Map.of("runs", items))
+              .get("runs");
+      for (int i = 0; i < batch.size(); i++) {
+        JsonNode r = runs == null ? null : runs.get(i);
+        CompletableFuture<JsonNode> answer = batch.get(i).answer();
+        if (r == null) {
+          answer.completeExceptionally(
+              new ServerUnavailableException("the server's answer missed a start", null));
+        } else if ("rejected".equals(r.path("outcome").asText())) {
+          answer.completeExceptionally(
+              new ApiException(r.path("status").asInt(400), r.path("detail").asText()));
+        } else {
+          answer.complete(r);
+        }
+      }
+    } catch (RuntimeException e) {
+      for (Pending p : batch) {
+        p.answer().completeExceptionally(e);
+      }
+    }
+  }
+}
