@@ -110,17 +110,23 @@ public final class Bench {
       // Warm-up: both systems run in this JVM, and the JIT compiler is still busy for a few
       // thousand requests; measuring before it settles measures the compiler.
       c.burnDown(Math.max(2000, s.burnRuns / 5));
+      Thread.sleep(2000); // the warm-up's commit counts published
+      Pg.Counts counts0 = pg.counts();
       long wal0 = pg.walLsn();
       Pg.Cpu cpu0 = Pg.cpu();
       double secs = c.burnDown(s.burnRuns);
       double cpu = Pg.cpu().since(cpu0);
       long wal = pg.walLsn() - wal0;
+      Thread.sleep(2000);
+      Pg.Counts counts = pg.counts().since(counts0);
       long steps = 3L * s.burnRuns;
       peak = s.burnRuns / secs;
       add(r, "burn-down runs/s", peak);
       add(r, "burn-down steps/s", steps / secs);
       add(r, "WAL bytes per step", (double) wal / steps);
       add(r, "CPU s per 1k steps", cpu / steps * 1000);
+      add(r, "commits per step", (double) counts.commits() / steps);
+      add(r, "statements per step (top level)", (double) counts.statements() / steps);
       if (c instanceof Ours ours) {
         add(r, "pre-started burn-down steps/s", steps / ours.drain(s.burnRuns));
       }

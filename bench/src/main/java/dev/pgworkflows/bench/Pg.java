@@ -26,7 +26,33 @@ final class Pg implements AutoCloseable {
             .setServerConfig("max_connections", "300")
             .setServerConfig("shared_buffers", "512MB")
             .setServerConfig("synchronous_commit", "on")
+            // Statements per step: top-level statements only, what a client sends.
+            .setServerConfig("shared_preload_libraries", "pg_stat_statements")
+            .setServerConfig("pg_stat_statements.track", "top")
             .start();
+    try {
+      exec("postgres", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    } catch (SQLException e) {
+      throw new IOException("pg_stat_statements is not available: " + e.getMessage(), e);
+    }
+  }
+
+  /** Commits and top-level statements so far, over the whole cluster. */
+  record Counts(long commits, long statements) {
+    Counts since(Counts before) {
+      return new Counts(commits - before.commits, statements - before.statements);
+    }
+  }
+
+  /**
+   * The cluster's counters. Only one system runs at a time, so the difference over a workload is
+   * that system's (plus the harness's few polls for completion). Backends publish their commit
+   * counts within about a second of going idle, so callers wait that long before the second read.
+   */
+  Counts counts() throws SQLException {
+    return new Counts(
+        scalar("postgres", "SELECT sum(xact_commit)::bigint FROM pg_stat_database"),
+        scalar("postgres", "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements"));
   }
 
   String jdbcUrl(String db) {
