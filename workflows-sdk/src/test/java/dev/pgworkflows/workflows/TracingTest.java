@@ -6,7 +6,11 @@ import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
 import dev.pgworkflows.testing.TestDatabase;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
@@ -14,9 +18,15 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -119,6 +129,96 @@ class TracingTest {
               .orElseThrow();
       assertThat(start.getName()).isEqualTo("POST /v1/workflows/{name}/runs");
       assertThat(spans).anyMatch(s -> s.getName().equals("workflow.signal"));
+    }
+  }
+
+  /**
+   * Starts made by many threads at once share requests; each run's trace is still its caller's: the
+   * workflow.run span is a child of the caller's span (a batched start) or of the server span of
+   * the caller's own start request (a lone one).
+   */
+  @Test
+  void concurrentStartsEachJoinTheirCallersTrace() throws Exception {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
+    TestDatabase db = TestDatabase.fresh();
+    try (QueueServer server =
+        QueueServer.start(
+            ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
+                .withDatabase(db.jdbcUrl(), db.user(), db.password()),
+            otel)) {
+      String url = "http://localhost:" + server.port();
+      Workflow<Integer, Integer> wf =
+          Workflow.define("crowd-traced", Integer.class, Integer.class)
+              .run((ctx, in) -> ctx.step().run("only", Integer.class, () -> in));
+      WorkflowClient client = WorkflowClient.connect(url);
+      Tracer tracer = otel.getTracer("caller");
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      Map<Long, SpanContext> callers = new ConcurrentHashMap<>();
+      try {
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+          int input = i;
+          fs.add(
+              pool.submit(
+                  () -> {
+                    Span caller = tracer.spanBuilder("caller").startSpan();
+                    Scope scope = caller.makeCurrent();
+                    try {
+                      long run = client.start("crowd-traced", input).runId();
+                      callers.put(run, caller.getSpanContext());
+                    } finally {
+                      scope.close();
+                      caller.end();
+                    }
+                  }));
+        }
+        for (Future<?> f : fs) {
+          f.get(30, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      Worker worker =
+          wf.serve(WorkerOptions.url(url).pollWait(Duration.ofSeconds(1)).openTelemetry(otel));
+      try {
+        Awaitility.await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    exporter.getFinishedSpanItems().stream()
+                            .filter(s -> s.getName().equals("workflow.run"))
+                            .count()
+                        == 64);
+      } finally {
+        worker.close();
+      }
+      List<SpanData> spans = exporter.getFinishedSpanItems();
+      Map<String, SpanData> byId = new HashMap<>();
+      spans.forEach(s -> byId.put(s.getSpanId(), s));
+      for (SpanData run : spans.stream().filter(s -> s.getName().equals("workflow.run")).toList()) {
+        SpanContext caller = callers.get(run.getAttributes().get(AttributeKey.longKey("run_id")));
+        assertThat(caller).as("a run started by this test").isNotNull();
+        assertThat(run.getTraceId()).isEqualTo(caller.getTraceId());
+        SpanData parent = byId.get(run.getParentSpanId());
+        assertThat(
+                run.getParentSpanId().equals(caller.getSpanId())
+                    || (parent != null
+                        && parent.getName().equals("POST /v1/workflows/{name}/runs")
+                        && parent.getParentSpanId().equals(caller.getSpanId())))
+            .as(
+                "run %s is a child of its caller's span or of its own start request",
+                run.getAttributes().get(AttributeKey.longKey("run_id")))
+            .isTrue();
+      }
     }
   }
 }
