@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.wait;
 
 import java.time.Instant;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -8,12 +9,17 @@ import java.util.function.Consumer;
 
 /**
  * Wakes a queue's waiters when a delayed message or an expiring visibility makes something
- * receivable, with at most one pending timer per queue (the earliest).
+ * receivable. Every due time this server learns of gets its own timer (due times within the same
+ * millisecond share one), so a hundred sleeps ending a few milliseconds apart each wake a poller
+ * when they end, instead of the first waking it and the rest waiting for a poll to look up the
+ * next.
  */
 public final class Timers {
   private final ScheduledExecutorService scheduler;
   private final Consumer<String> wake;
-  private final ConcurrentHashMap<String, Instant> pending = new ConcurrentHashMap<>();
+
+  /** Per queue, the due times (epoch milliseconds) of timers not yet fired; never empty. */
+  private final ConcurrentHashMap<String, TreeSet<Long>> pending = new ConcurrentHashMap<>();
 
   public Timers(ScheduledExecutorService scheduler, Consumer<String> wake) {
     this.scheduler = scheduler;
@@ -27,26 +33,32 @@ public final class Timers {
     return pending.containsKey(queue);
   }
 
-  /** Wakes the queue at {@code at} unless an earlier timer is already set. */
+  /** Wakes the queue at {@code at} (rounded up to the millisecond). */
   public void wakeAt(String queue, Instant at) {
-    Instant[] scheduled = new Instant[1];
+    long dueMs = at.toEpochMilli() + (at.getNano() % 1_000_000 == 0 ? 0 : 1);
+    boolean[] added = new boolean[1];
     pending.compute(
         queue,
-        (q, current) -> {
-          if (current != null && !current.isAfter(at)) {
-            return current;
-          }
-          scheduled[0] = at;
-          return at;
+        (q, due) -> {
+          TreeSet<Long> set = due == null ? new TreeSet<>() : due;
+          added[0] = set.add(dueMs);
+          return set;
         });
-    if (scheduled[0] != null) {
-      long delayMicros = Math.max(0, (at.toEpochMilli() - System.currentTimeMillis()) * 1000 + 500);
-      scheduler.schedule(() -> fire(queue, at), delayMicros, TimeUnit.MICROSECONDS);
+    if (added[0]) {
+      long delayMicros = Math.max(0, (dueMs - System.currentTimeMillis()) * 1000);
+      scheduler.schedule(() -> fire(queue, dueMs), delayMicros, TimeUnit.MICROSECONDS);
     }
   }
 
-  private void fire(String queue, Instant at) {
-    if (pending.remove(queue, at)) {
+  private void fire(String queue, long dueMs) {
+    boolean[] removed = new boolean[1];
+    pending.computeIfPresent(
+        queue,
+        (q, due) -> {
+          removed[0] = due.remove(dueMs);
+          return due.isEmpty() ? null : due;
+        });
+    if (removed[0]) {
       wake.accept(queue);
     }
   }
