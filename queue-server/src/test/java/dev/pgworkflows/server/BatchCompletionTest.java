@@ -244,4 +244,64 @@ class BatchCompletionTest {
     assertThat(tooMany.isProblem()).isTrue();
     assertThat(api.post("/v1/workflows/whole/tasks/complete", Map.of()).status()).isEqualTo(400);
   }
+
+  /**
+   * A sleep's {@code until} (the worker's clock at the sleep call plus the duration) ends it then,
+   * not {@code delayMs} after the completion arrived; a bad {@code until} is refused and changes
+   * nothing.
+   */
+  @Test
+  void aSleepEndsAtItsUntil() {
+    long id = start("until", 1);
+    JsonNode task = poll("until", 1).get(id);
+    String complete = "/v1/workflows/until/runs/" + id + "/complete";
+    Map<String, Object> nap = Map.of("name", "nap", "kind", "sleep");
+
+    Api.Response noDelay =
+        api.post(
+            complete,
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "step", nap,
+                "next", Map.of("until", java.time.Instant.now().toString())));
+    assertThat(noDelay.status()).as(noDelay.body()).isEqualTo(400);
+    assertThat(noDelay.isProblem()).isTrue();
+    Api.Response garbled =
+        api.post(
+            complete,
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "step", nap,
+                "next", Map.of("delayMs", 1000, "until", "after lunch")));
+    assertThat(garbled.status()).as(garbled.body()).isEqualTo(400);
+    assertThat(journal("until", id)).isEmpty();
+
+    // An hour by delayMs, but the worker's clock ends it 300 ms from now.
+    long t0 = System.nanoTime();
+    Api.Response ok =
+        api.post(
+            complete,
+            Map.of(
+                "messageId",
+                task.get("messageId").asLong(),
+                "receipt",
+                task.get("receipt").asText(),
+                "step",
+                nap,
+                "next",
+                Map.of(
+                    "delayMs",
+                    3_600_000,
+                    "until",
+                    java.time.Instant.now().plusMillis(300).toString())));
+    assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+    assertThat(ok.json().get("outcome").asText()).isEqualTo("ok");
+    assertThat(journal("until", id)).containsExactly("nap");
+    JsonNode resumed = poll("until", 1).get(id);
+    double waitedMs = (System.nanoTime() - t0) / 1e6;
+    assertThat(resumed.get("reason").asText()).isEqualTo("resume");
+    assertThat(waitedMs).isBetween(250.0, 5_000.0);
+  }
 }

@@ -14,6 +14,7 @@ import dev.pgworkflows.server.internal.wait.LongPoll;
 import dev.pgworkflows.server.internal.wait.Timers;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,7 +41,8 @@ public final class WorkerRoutes {
       String reason,
       Long delayMs,
       Boolean inline,
-      @com.fasterxml.jackson.annotation.JsonProperty("wait") Wait waitFor) {}
+      @com.fasterxml.jackson.annotation.JsonProperty("wait") Wait waitFor,
+      Instant until) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Result(String status, JsonNode output, JsonNode error) {}
@@ -189,10 +191,16 @@ public final class WorkerRoutes {
     if (step != null && (step.name() == null || step.kind() == null)) {
       throw ApiException.badRequest("step", "a step needs a name and a kind");
     }
-    if (req.next() != null) {
-      Next n = req.next();
-      if (n.delayMs() != null && (n.delayMs() < 0 || n.delayMs() > 31_536_000_000L)) {
+    Next next = req.next();
+    if (next != null) {
+      if (next.delayMs() != null && (next.delayMs() < 0 || next.delayMs() > 31_536_000_000L)) {
         throw ApiException.badRequest("next.delayMs", "delayMs must be between 0 and one year");
+      }
+      if (next.until() != null) {
+        if (next.delayMs() == null) {
+          throw ApiException.badRequest("next.until", "until needs delayMs");
+        }
+        next = new Next(next.reason(), delayUntil(next), next.inline(), next.waitFor(), null);
       }
     }
     if (req.result() != null) {
@@ -204,8 +212,18 @@ public final class WorkerRoutes {
         throw ApiException.badRequest("result.error", "a failed result needs an error");
       }
     }
-    return new Checked(
-        runId, msg, receipt, step, req.next(), req.result(), lease, req.stepSeconds());
+    return new Checked(runId, msg, receipt, step, next, req.result(), lease, req.stepSeconds());
+  }
+
+  /**
+   * The delay of a continuation whose worker measured it to {@code until} (a sleep's or wait's end
+   * by the worker's clock, from when the step was called): what is left of it now, so the time the
+   * completion spent on the way does not lengthen the sleep; never more than {@code delayMs} from
+   * now and never negative.
+   */
+  private static long delayUntil(Next n) {
+    long left = Duration.between(Instant.now(), n.until()).toMillis();
+    return Math.max(0, Math.min(n.delayMs(), left));
   }
 
   private void complete(Context ctx) {

@@ -215,7 +215,16 @@ public final class Replay implements WorkflowContext, StepContext {
         traced(
             name,
             "sleep",
-            () -> lease.suspend(step, Map.of("reason", "resume", "delayMs", duration.toMillis())));
+            () ->
+                lease.suspend(
+                    step,
+                    Map.of(
+                        "reason",
+                        "resume",
+                        "delayMs",
+                        duration.toMillis(),
+                        "until",
+                        now.plus(duration).toString())));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
   }
 
@@ -238,6 +247,7 @@ public final class Replay implements WorkflowContext, StepContext {
       return e.timedOut() ? Optional.empty() : Optional.ofNullable(convert(e.output(), type));
     }
     beforeNewStep();
+    Instant now = Instant.now();
     Map<String, Object> wait = new LinkedHashMap<>();
     wait.put("step", name);
     wait.put("event", name);
@@ -246,7 +256,16 @@ public final class Replay implements WorkflowContext, StepContext {
         traced(
             name,
             "wait",
-            () -> lease.suspend(null, Map.of("delayMs", timeout.toMillis(), "wait", wait)));
+            () ->
+                lease.suspend(
+                    null,
+                    Map.of(
+                        "delayMs",
+                        timeout.toMillis(),
+                        "until",
+                        now.plus(timeout).toString(),
+                        "wait",
+                        wait)));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 
