@@ -16,8 +16,8 @@ import java.util.function.Function;
  * B, then B A), each on a fresh database with the same pool size. Prints a table of medians with
  * spread and ours/DBOS ratios, and writes the raw numbers as JSON.
  *
- * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--system pgworkflows|DBOS]
- * [--out results.json]}
+ * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--runs N] [--system
+ * pgworkflows|DBOS] [--out results.json]}
  */
 public final class Bench {
   private static final int POOL = 20;
@@ -47,11 +47,12 @@ public final class Bench {
             ? new Settings(1, 1000, 5, 100, 20, 200, 3)
             : new Settings(3, 10_000, 20, 100, 200, 1000, 10);
     int repsAt = a.indexOf("--reps");
-    if (repsAt >= 0) {
+    int runsAt = a.indexOf("--runs");
+    if (repsAt >= 0 || runsAt >= 0) {
       s =
           new Settings(
-              Integer.parseInt(a.get(repsAt + 1)),
-              s.burnRuns,
+              repsAt >= 0 ? Integer.parseInt(a.get(repsAt + 1)) : s.reps,
+              runsAt >= 0 ? Integer.parseInt(a.get(runsAt + 1)) : s.burnRuns,
               s.steadySeconds,
               s.sleepers,
               s.idleSamples,
