@@ -304,4 +304,35 @@ class BatchCompletionTest {
     assertThat(resumed.get("reason").asText()).isEqualTo("resume");
     assertThat(waitedMs).isBetween(250.0, 5_000.0);
   }
+
+  /**
+   * An until beyond delayMs waits delayMs, no more; one beyond what RFC 3339 can write is refused.
+   */
+  @Test
+  void anUntilBeyondTheDelayWaitsTheDelay() {
+    long id = start("until-far", 1);
+    JsonNode task = poll("until-far", 1).get(id);
+    Api.Response beyond =
+        api.post(
+            "/v1/workflows/until-far/runs/" + id + "/complete",
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "step", Map.of("name", "nap", "kind", "sleep"),
+                "next", Map.of("delayMs", 300, "until", "+1000000000-12-31T23:59:59Z")));
+    assertThat(beyond.status()).as(beyond.body()).isEqualTo(400);
+    assertThat(beyond.isProblem()).isTrue();
+    long t0 = System.nanoTime();
+    Api.Response ok =
+        api.post(
+            "/v1/workflows/until-far/runs/" + id + "/complete",
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "step", Map.of("name", "nap", "kind", "sleep"),
+                "next", Map.of("delayMs", 300, "until", "9999-12-31T23:59:59Z")));
+    assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+    assertThat(poll("until-far", 1)).containsKey(id);
+    assertThat((System.nanoTime() - t0) / 1e6).isBetween(250.0, 5_000.0);
+  }
 }

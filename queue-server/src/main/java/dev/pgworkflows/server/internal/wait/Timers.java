@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.wait;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,7 +46,8 @@ public final class Timers {
           return set;
         });
     if (added[0]) {
-      long delayMicros = Math.max(0, (dueMs - System.currentTimeMillis()) * 1000);
+      long delayMicros =
+          Math.max(0, ChronoUnit.MICROS.between(Instant.now(), Instant.ofEpochMilli(dueMs)));
       scheduler.schedule(() -> fire(queue, dueMs), delayMicros, TimeUnit.MICROSECONDS);
     }
   }

@@ -79,6 +79,10 @@ public final class WorkerRoutes {
   record Lease(Long messageId, String receipt, Integer leaseSeconds) {}
 
   private static final long REGISTER_EVERY_MS = 60_000;
+
+  /** The last instant an RFC 3339 date-time can name (four-digit years). */
+  private static final Instant LAST_DATE_TIME = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
   static final int MAX_BATCH = 100;
 
   private final WorkflowStore store;
@@ -200,6 +204,9 @@ public final class WorkerRoutes {
         if (next.delayMs() == null) {
           throw ApiException.badRequest("next.until", "until needs delayMs");
         }
+        if (next.until().isAfter(LAST_DATE_TIME)) {
+          throw ApiException.badRequest("next.until", "until must be an RFC 3339 date-time");
+        }
         next = new Next(next.reason(), delayUntil(next), next.inline(), next.waitFor(), null);
       }
     }
@@ -222,8 +229,11 @@ public final class WorkerRoutes {
    * now and never negative.
    */
   private static long delayUntil(Next n) {
-    long left = Duration.between(Instant.now(), n.until()).toMillis();
-    return Math.max(0, Math.min(n.delayMs(), left));
+    Instant now = Instant.now();
+    if (!n.until().isBefore(now.plusMillis(n.delayMs()))) {
+      return n.delayMs();
+    }
+    return n.until().isAfter(now) ? Duration.between(now, n.until()).toMillis() : 0;
   }
 
   private void complete(Context ctx) {
