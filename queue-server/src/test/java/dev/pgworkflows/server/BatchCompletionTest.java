@@ -245,6 +245,17 @@ class BatchCompletionTest {
     assertThat(api.post("/v1/workflows/whole/tasks/complete", Map.of()).status()).isEqualTo(400);
   }
 
+  /** A sleep step completed on the single-run route with {@code next}. */
+  private static Api.Response sleep(String wf, long id, JsonNode task, Map<String, Object> next) {
+    return api.post(
+        "/v1/workflows/" + wf + "/runs/" + id + "/complete",
+        Map.of(
+            "messageId", task.get("messageId").asLong(),
+            "receipt", task.get("receipt").asText(),
+            "step", Map.of("name", "nap", "kind", "sleep"),
+            "next", next));
+  }
+
   /**
    * A sleep's {@code until} (the worker's clock at the sleep call plus the duration) ends it then,
    * not {@code delayMs} after the completion arrived; a bad {@code until} is refused and changes
@@ -254,48 +265,25 @@ class BatchCompletionTest {
   void aSleepEndsAtItsUntil() {
     long id = start("until", 1);
     JsonNode task = poll("until", 1).get(id);
-    String complete = "/v1/workflows/until/runs/" + id + "/complete";
-    Map<String, Object> nap = Map.of("name", "nap", "kind", "sleep");
 
     Api.Response noDelay =
-        api.post(
-            complete,
-            Map.of(
-                "messageId", task.get("messageId").asLong(),
-                "receipt", task.get("receipt").asText(),
-                "step", nap,
-                "next", Map.of("until", java.time.Instant.now().toString())));
+        sleep("until", id, task, Map.of("until", java.time.Instant.now().toString()));
     assertThat(noDelay.status()).as(noDelay.body()).isEqualTo(400);
     assertThat(noDelay.isProblem()).isTrue();
     Api.Response garbled =
-        api.post(
-            complete,
-            Map.of(
-                "messageId", task.get("messageId").asLong(),
-                "receipt", task.get("receipt").asText(),
-                "step", nap,
-                "next", Map.of("delayMs", 1000, "until", "after lunch")));
+        sleep("until", id, task, Map.of("delayMs", 1000, "until", "after lunch"));
     assertThat(garbled.status()).as(garbled.body()).isEqualTo(400);
     assertThat(journal("until", id)).isEmpty();
 
     // An hour by delayMs, but the worker's clock ends it 300 ms from now.
     long t0 = System.nanoTime();
     Api.Response ok =
-        api.post(
-            complete,
+        sleep(
+            "until",
+            id,
+            task,
             Map.of(
-                "messageId",
-                task.get("messageId").asLong(),
-                "receipt",
-                task.get("receipt").asText(),
-                "step",
-                nap,
-                "next",
-                Map.of(
-                    "delayMs",
-                    3_600_000,
-                    "until",
-                    java.time.Instant.now().plusMillis(300).toString())));
+                "delayMs", 3_600_000, "until", java.time.Instant.now().plusMillis(300).toString()));
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
     assertThat(ok.json().get("outcome").asText()).isEqualTo("ok");
     assertThat(journal("until", id)).containsExactly("nap");
@@ -313,24 +301,13 @@ class BatchCompletionTest {
     long id = start("until-far", 1);
     JsonNode task = poll("until-far", 1).get(id);
     Api.Response beyond =
-        api.post(
-            "/v1/workflows/until-far/runs/" + id + "/complete",
-            Map.of(
-                "messageId", task.get("messageId").asLong(),
-                "receipt", task.get("receipt").asText(),
-                "step", Map.of("name", "nap", "kind", "sleep"),
-                "next", Map.of("delayMs", 300, "until", "+1000000000-12-31T23:59:59Z")));
+        sleep(
+            "until-far", id, task, Map.of("delayMs", 300, "until", "+1000000000-12-31T23:59:59Z"));
     assertThat(beyond.status()).as(beyond.body()).isEqualTo(400);
     assertThat(beyond.isProblem()).isTrue();
     long t0 = System.nanoTime();
     Api.Response ok =
-        api.post(
-            "/v1/workflows/until-far/runs/" + id + "/complete",
-            Map.of(
-                "messageId", task.get("messageId").asLong(),
-                "receipt", task.get("receipt").asText(),
-                "step", Map.of("name", "nap", "kind", "sleep"),
-                "next", Map.of("delayMs", 300, "until", "9999-12-31T23:59:59Z")));
+        sleep("until-far", id, task, Map.of("delayMs", 300, "until", "9999-12-31T23:59:59Z"));
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
     assertThat(poll("until-far", 1)).containsKey(id);
     assertThat((System.nanoTime() - t0) / 1e6).isBetween(250.0, 5_000.0);

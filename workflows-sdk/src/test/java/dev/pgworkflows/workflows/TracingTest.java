@@ -38,24 +38,32 @@ import org.junit.jupiter.api.Test;
  */
 class TracingTest {
 
+  /** OpenTelemetry that keeps finished spans in {@code exporter}, with the server's trace ids. */
+  private static OpenTelemetrySdk inMemory(InMemorySpanExporter exporter) {
+    return OpenTelemetrySdk.builder()
+        .setTracerProvider(
+            SdkTracerProvider.builder()
+                .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                .build())
+        .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+        .build();
+  }
+
+  /** A server on a fresh database, tracing with {@code otel}. */
+  private static QueueServer server(OpenTelemetrySdk otel) {
+    TestDatabase db = TestDatabase.fresh();
+    return QueueServer.start(
+        ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
+            .withDatabase(db.jdbcUrl(), db.user(), db.password()),
+        otel);
+  }
+
   @Test
   void aRunIsOneTraceWithStepsAsChildrenOfTheRunSpan() {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    OpenTelemetrySdk otel =
-        OpenTelemetrySdk.builder()
-            .setTracerProvider(
-                SdkTracerProvider.builder()
-                    .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
-                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
-                    .build())
-            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
-            .build();
-    TestDatabase db = TestDatabase.fresh();
-    try (QueueServer server =
-        QueueServer.start(
-            ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
-                .withDatabase(db.jdbcUrl(), db.user(), db.password()),
-            otel)) {
+    OpenTelemetrySdk otel = inMemory(exporter);
+    try (QueueServer server = server(otel)) {
       String url = "http://localhost:" + server.port();
       Workflow<String, String> wf =
           Workflow.define("traced", String.class, String.class)
@@ -140,21 +148,8 @@ class TracingTest {
   @Test
   void concurrentStartsEachJoinTheirCallersTrace() throws Exception {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    OpenTelemetrySdk otel =
-        OpenTelemetrySdk.builder()
-            .setTracerProvider(
-                SdkTracerProvider.builder()
-                    .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
-                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
-                    .build())
-            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
-            .build();
-    TestDatabase db = TestDatabase.fresh();
-    try (QueueServer server =
-        QueueServer.start(
-            ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
-                .withDatabase(db.jdbcUrl(), db.user(), db.password()),
-            otel)) {
+    OpenTelemetrySdk otel = inMemory(exporter);
+    try (QueueServer server = server(otel)) {
       String url = "http://localhost:" + server.port();
       Workflow<Integer, Integer> wf =
           Workflow.define("crowd-traced", Integer.class, Integer.class)
