@@ -1,0 +1,148 @@
+package dev.pgworkflows.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A session plans its functions' statements once and keeps the plans. Planned while the tables were
+ * empty and kept after they grew (no ANALYZE in between, as between autovacuum visits), the plans
+ * of the request functions must still use indexes: counted from the transaction's own scan
+ * statistics, not timed.
+ */
+class IndexPlansTest {
+
+  private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
+
+  @Test
+  void receivePlannedOnAnEmptyQueueStillWalksTheIndexWhenItIsDeep() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      q.create("grown", false, 30, null);
+      for (int i = 0; i < 10; i++) {
+        assertThat(q.receive("grown", 5)).isEmpty();
+      }
+      try (Statement s = c.createStatement()) {
+        // 20,000 messages not yet visible, then 10 that are.
+        s.execute(
+            "INSERT INTO queue.q_grown (head, enqueued_at, vt, body)"
+                + " SELECT true, now(), now() + interval '1 hour', jsonb_build_object('n', n)"
+                + " FROM generate_series(1, 20000) n");
+      }
+      for (int i = 0; i < 10; i++) {
+        q.send("grown", "{\"ready\": " + i + "}");
+      }
+      c.setAutoCommit(false);
+      try {
+        long scans = q.scalarLong(String.format(SEQ_SCANS, "q_grown"));
+        long fetched = q.scalarLong(tuplesRead("q_grown"));
+        assertThat(q.receive("grown", 5)).hasSize(5);
+        assertThat(q.receive("grown", 5)).hasSize(5);
+        assertThat(q.scalarLong(String.format(SEQ_SCANS, "q_grown")) - scans)
+            .as("sequential scans of the queue table")
+            .isZero();
+        assertThat(q.scalarLong(tuplesRead("q_grown")) - fetched).isLessThan(200);
+      } finally {
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  @Test
+  void aCompletionBatchPlannedOnFewRunsStillLooksRunsUpByKeyWhenThereAreMany() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      for (int i = 0; i < 8; i++) {
+        assertThat(startPollAndFinish(c)).isEqualTo("ok");
+      }
+      try (Statement s = c.createStatement()) {
+        s.execute(
+            "INSERT INTO queue.workflow_run (workflow_name, workflow_version, status, input,"
+                + " output, retention_days, completed_at)"
+                + " SELECT 'grown', 1, 'completed', 'null', 'null', 7, now()"
+                + " FROM generate_series(1, 20000)");
+        // And 20,000 runs' messages that are not due yet, each the head of its own group.
+        s.execute(
+            "INSERT INTO queue.q___wf_grown (group_id, head, enqueued_at, vt, body)"
+                + " SELECT 'x' || n, true, now(), now() + interval '1 hour', '{}'"
+                + " FROM generate_series(1, 20000) n");
+      }
+      c.setAutoCommit(false);
+      try {
+        QueueSql q = new QueueSql(c);
+        long runScans = q.scalarLong(String.format(SEQ_SCANS, "workflow_run"));
+        long queueScans = q.scalarLong(String.format(SEQ_SCANS, "q___wf_grown"));
+        assertThat(startPollAndFinish(c)).isEqualTo("ok");
+        assertThat(q.scalarLong(String.format(SEQ_SCANS, "workflow_run")) - runScans)
+            .as("sequential scans of workflow_run")
+            .isZero();
+        assertThat(q.scalarLong(String.format(SEQ_SCANS, "q___wf_grown")) - queueScans)
+            .as("sequential scans of the workflow's queue table")
+            .isZero();
+      } finally {
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /** Index and heap tuples the session's scans of a table have read in this transaction. */
+  private static String tuplesRead(String table) {
+    return "SELECT pg_stat_get_xact_tuples_fetched('queue."
+        + table
+        + "'::regclass) + pg_stat_get_xact_tuples_returned('queue."
+        + table
+        + "'::regclass)";
+  }
+
+  /** Starts a run of "grown", leases it and finishes it in one completion batch: its outcome. */
+  private static String startPollAndFinish(Connection c) throws SQLException {
+    long run;
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT run_id FROM queue.workflow_start('grown', '1'::jsonb)")) {
+      run = single(ps).getLong(1);
+    }
+    long msg;
+    long receipt;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT run_id, msg_id, receipt FROM queue.workflow_poll('grown', '{1}', 10, 60)")) {
+      ResultSet rs = single(ps);
+      assertThat(rs.getLong(1)).isEqualTo(run);
+      msg = rs.getLong(2);
+      receipt = rs.getLong(3);
+    }
+    String items =
+        String.format(
+            "[{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, \"step_name\": \"only\","
+                + " \"step_kind\": \"run\", \"output\": 1,"
+                + " \"result\": {\"status\": \"completed\", \"output\": 1}}]",
+            run, msg, receipt);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT outcome FROM queue.workflow_complete_batch('grown', ?::jsonb)")) {
+      ps.setString(1, items);
+      List<String> out = new java.util.ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+      assertThat(out).hasSize(1);
+      return out.get(0);
+    }
+  }
+
+  private static ResultSet single(PreparedStatement ps) throws SQLException {
+    ResultSet rs = ps.executeQuery();
+    assertThat(rs.next()).isTrue();
+    return rs;
+  }
+}
