@@ -12,7 +12,8 @@
 -- and everything it calls, and leaves other sessions' queries alone.
 --
 -- A CREATE OR REPLACE of one of these functions drops its settings: a later
--- migration that replaces one repeats the ALTER (IndexPlansTest checks).
+-- migration that replaces one repeats the ALTER (IndexPlansTest checks
+-- that every one of them still has it).
 
 DO $$
 DECLARE

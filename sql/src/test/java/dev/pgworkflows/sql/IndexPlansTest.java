@@ -19,6 +19,15 @@ import org.junit.jupiter.api.Test;
  */
 class IndexPlansTest {
 
+  /** The functions V010 sets enable_seqscan = off on. */
+  private static final String REQUEST_FUNCTIONS =
+      "'send', 'send_batch', 'receive', 'receive_fifo', 'delete', 'change_visibility',"
+          + " 'next_visible_at', 'publish', 'claim_deliveries', 'finish_delivery',"
+          + " 'next_delivery_at', 'redrive_dead_letters', 'workflow_start', 'workflow_start_batch',"
+          + " 'workflow_poll', 'workflow_complete_step', 'workflow_complete_batch',"
+          + " 'workflow_extend_lease', 'workflow_retry', 'workflow_signal', 'workflow_cancel',"
+          + " 'workflow_journal'";
+
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 
   @Test
@@ -90,6 +99,26 @@ class IndexPlansTest {
         c.commit();
         c.setAutoCommit(true);
       }
+    }
+  }
+
+  @Test
+  void everyRequestFunctionKeepsTheSettingAfterLaterMigrations() throws SQLException {
+    // A CREATE OR REPLACE drops a function's settings; a migration replacing one of these must set
+    // it again.
+    try (Connection c = TestDatabase.fresh().connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p"
+                    + " WHERE p.pronamespace = 'queue'::regnamespace AND p.proname IN ("
+                    + REQUEST_FUNCTIONS
+                    + ") AND NOT coalesce('enable_seqscan=off' = ANY (p.proconfig), false)")) {
+      List<String> missing = new java.util.ArrayList<>();
+      while (rs.next()) {
+        missing.add(rs.getString(1));
+      }
+      assertThat(missing).isEmpty();
     }
   }
 
