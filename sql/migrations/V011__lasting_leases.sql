@@ -10,6 +10,11 @@
 -- third of its lease while a step runs, so the lease it holds at the start of
 -- a step covers the step until the first heartbeat, as before.
 --
+-- So a completion can now come twice with a receipt that still holds: the
+-- worker retries one whose answer was lost. Its step is journaled already
+-- (a duplicate); the message is no longer acked for it, which would have
+-- left the run without one.
+--
 -- The batch's look-up of its runs goes by key alone (the listing indexes lead
 -- with the workflow name and served it worse).
 --
@@ -48,7 +53,6 @@ DECLARE
     v_gone      bigint[] := '{}';
     v_gone_ct   int[] := '{}';
     v_groups    text[] := '{}';
-    v_more      text[];
     v_journaled bigint[];
     v_finished  bigint[] := '{}';
     v_ended     timestamptz[] := '{}';
@@ -192,8 +196,11 @@ BEGIN
                   )::queue.workflow_completion
           FROM unnest(v_items) u ORDER BY u.ord);
 
-    -- 3. Journal. A step already journaled makes its item a duplicate: its
-    -- message is acked and nothing else changes.
+    -- 3. Journal. A step already journaled makes its item a duplicate and
+    -- changes nothing else. An inline continuation keeps its receipt now, so
+    -- the usual duplicate is the worker's own retry of a completion whose
+    -- answer it never got: the message stays with the run (the worker lets
+    -- the lease run out and the run is taken up again from its journal).
     WITH ins AS (
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
         SELECT u.run_id, u.step_name,
@@ -217,17 +224,6 @@ BEGIN
                             ELSE u.cls END,
                        u.read_ct)::queue.workflow_completion
               FROM unnest(v_items) u ORDER BY u.ord);
-        -- Inline duplicates still hold their message: ack it too (rare).
-        SELECT array_agg(u.msg_id) INTO v_ids
-          FROM unnest(v_items) u WHERE u.cls = 'duplicate' AND u.next IS NOT NULL;
-        IF v_ids IS NOT NULL THEN
-            EXECUTE format($q$
-                WITH d AS (DELETE FROM queue.%I q WHERE q.msg_id = ANY ($1) RETURNING q.group_id, q.head)
-                SELECT coalesce(array_agg(DISTINCT d.group_id), '{}') FROM d
-                 WHERE d.head AND d.group_id IS NOT NULL$q$, v_tbl)
-                INTO v_more USING v_ids;
-            v_groups := v_groups || v_more;
-        END IF;
     END IF;
 
     -- 4. Finished runs.
@@ -344,7 +340,11 @@ BEGIN
                 coalesce(p_started_at, clock_timestamp()))
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
-            PERFORM queue.delete(v_queue, p_msg_id);
+            -- An inline continuation's duplicate is most likely the worker's
+            -- retry of one that went through: its message stays with the run.
+            IF NOT coalesce((p_next ->> 'inline')::boolean, false) THEN
+                PERFORM queue.delete(v_queue, p_msg_id);
+            END IF;
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
             RETURN;
         END IF;

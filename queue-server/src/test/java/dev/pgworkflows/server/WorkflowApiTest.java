@@ -3,6 +3,7 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -77,14 +78,29 @@ class WorkflowApiTest {
                 "next",
                 Map.of("inline", true)));
     assertThat(first.json().get("outcome").asText()).isEqualTo("ok");
+    // The lease is fresh: kept as it is, under the same receipt.
     String receipt = first.json().get("receipt").asText();
-    assertThat(receipt).isNotEqualTo(task.get("receipt").asText());
+    assertThat(receipt).isEqualTo(task.get("receipt").asText());
 
-    // The old receipt is stale now: a late duplicate changes nothing.
-    Api.Response stale =
+    // The worker's retry of a completion that went through changes nothing.
+    Api.Response again =
         complete(
             "flow",
             task,
+            Map.of(
+                "step",
+                Map.of("name", "a", "kind", "run", "output", 1),
+                "next",
+                Map.of("inline", true)));
+    assertThat(again.json().get("outcome").asText()).isEqualTo("duplicate");
+
+    // A receipt that does not hold the lease changes nothing either.
+    ObjectNode other = task.deepCopy();
+    other.put("receipt", Long.toString(Long.parseLong(receipt) + 1));
+    Api.Response stale =
+        complete(
+            "flow",
+            other,
             Map.of(
                 "step",
                 Map.of("name", "b", "kind", "run", "output", 2),

@@ -37,7 +37,12 @@ class InlineLeaseTest {
       assertThat(afterFirst.reason()).isEqualTo("resume");
       assertThat(afterFirst.receipt()).isEqualTo(h.receipt());
 
-      // The second one changes nothing: the row version stays.
+      // The worker's retry of a continuation that went through is a duplicate and leaves the
+      // message with the run.
+      assertThat(batchInline(c, "kept", h, "a", other, "a")[0]).isEqualTo("duplicate:");
+      assertThat(row(c, "kept", h.msg()).ctid()).isEqualTo(afterFirst.ctid());
+
+      // The next one changes nothing: the row version stays.
       String[] second = batchInline(c, "kept", h, "b", other, "b");
       assertThat(second[0]).isEqualTo("ok:" + h.receipt());
       assertThat(row(c, "kept", h.msg()).ctid()).isEqualTo(afterFirst.ctid());
@@ -65,6 +70,8 @@ class InlineLeaseTest {
       assertThat(singleInline(c, h, "a")).isEqualTo("ok:" + h.receipt());
       Row afterFirst = row(c, "single", h.msg());
       assertThat(afterFirst.reason()).isEqualTo("resume");
+      assertThat(singleInline(c, h, "a")).isEqualTo("duplicate:");
+      assertThat(row(c, "single", h.msg()).receipt()).isEqualTo(h.receipt());
       assertThat(singleInline(c, h, "b")).isEqualTo("ok:" + h.receipt());
       assertThat(row(c, "single", h.msg()).ctid()).isEqualTo(afterFirst.ctid());
 

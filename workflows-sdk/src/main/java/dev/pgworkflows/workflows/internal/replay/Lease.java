@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The lease a worker holds on one run's task, and every write made under it. The receipt changes
- * when the lease is extended or kept across an inline continuation; all writes are serialised so
- * each presents the newest receipt. Writes are retried while the server is unreachable, until the
- * lease would have expired anyway.
+ * when the lease is extended, and when an inline continuation renews it (the server does once less
+ * than two thirds are left); all writes are serialised so each presents the newest receipt. Writes
+ * are retried while the server is unreachable, until the lease would have expired anyway.
  */
 public final class Lease {
   private static final Logger log = LoggerFactory.getLogger(Lease.class);
@@ -53,8 +53,12 @@ public final class Lease {
     JsonNode r = write(COMPLETE, body);
     String outcome = r.get("outcome").asText();
     if ("ok".equals(outcome)) {
-      receipt = r.get("receipt").asText();
-      expiresAtNanos = System.nanoTime() + duration.toNanos();
+      // The same receipt means the lease was kept as it was, ending when it did.
+      String next = r.get("receipt").asText();
+      if (!next.equals(receipt)) {
+        receipt = next;
+        expiresAtNanos = System.nanoTime() + duration.toNanos();
+      }
     }
     return outcome;
   }
