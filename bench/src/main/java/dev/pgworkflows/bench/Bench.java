@@ -2,6 +2,8 @@ package dev.pgworkflows.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -29,7 +31,8 @@ public final class Bench {
       int sleepers,
       int idleSamples,
       long idleMs,
-      double cycleSeconds) {}
+      double cycleSeconds,
+      int maxWarmRounds) {}
 
   private Bench() {}
 
@@ -44,8 +47,8 @@ public final class Bench {
     boolean quick = a.contains("--quick");
     Settings s =
         quick
-            ? new Settings(1, 1000, 5, 100, 20, 200, 3)
-            : new Settings(3, 10_000, 20, 100, 200, 1000, 10);
+            ? new Settings(1, 1000, 5, 100, 20, 200, 3, 1)
+            : new Settings(3, 10_000, 20, 100, 200, 1000, 10, 8);
     int repsAt = a.indexOf("--reps");
     int runsAt = a.indexOf("--runs");
     if (repsAt >= 0 || runsAt >= 0) {
@@ -57,7 +60,8 @@ public final class Bench {
               s.sleepers,
               s.idleSamples,
               s.idleMs,
-              s.cycleSeconds);
+              s.cycleSeconds,
+              s.maxWarmRounds);
     }
     int outAt = a.indexOf("--out");
     Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "bench-results.json");
@@ -100,6 +104,33 @@ public final class Bench {
     return sys.equals("DBOS") ? new Dbos(pg, POOL) : new Ours(pg, POOL);
   }
 
+  /**
+   * Warm-up: both systems run in this JVM, and the JIT compiler keeps compiling for tens of
+   * thousands of requests on two cores (in a probe it was still 44 % of this JVM's CPU after 6,000
+   * runs); measuring before it settles measures the compiler. Burn-downs of {@code runs} until one
+   * spends under 5 % of its wall time compiling, at most {@code maxRounds} (the quick mode does
+   * one). The rounds and the compiling share of the last one are reported.
+   */
+  private static void warmUp(Contender c, int runs, int maxRounds, Map<String, List<Double>> r)
+      throws Exception {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    int rounds = 0;
+    double share = Double.NaN;
+    while (rounds < maxRounds) {
+      long compiled0 = jit.getTotalCompilationTime();
+      long t0 = System.nanoTime();
+      c.burnDown(runs);
+      rounds++;
+      share = (jit.getTotalCompilationTime() - compiled0) / ((System.nanoTime() - t0) / 1e6);
+      System.err.printf("  warm-up round %d: %.0f %% of it compiling%n", rounds, share * 100);
+      if (share < 0.05) {
+        break;
+      }
+    }
+    add(r, "warm-up rounds", rounds);
+    add(r, "warm-up: last round's share compiling", share);
+  }
+
   private static void add(Map<String, List<Double>> r, String key, double v) {
     r.computeIfAbsent(key, k -> new ArrayList<>()).add(v);
   }
@@ -108,9 +139,7 @@ public final class Bench {
       throws Exception {
     double peak;
     try (Contender c = open(pg, sys)) {
-      // Warm-up: both systems run in this JVM, and the JIT compiler is still busy for a few
-      // thousand requests; measuring before it settles measures the compiler.
-      c.burnDown(Math.max(2000, s.burnRuns / 5));
+      warmUp(c, Math.max(2000, s.burnRuns / 5), s.maxWarmRounds, r);
       Thread.sleep(2000); // the warm-up's commit counts published
       Pg.Counts counts0 = pg.counts();
       long wal0 = pg.walLsn();

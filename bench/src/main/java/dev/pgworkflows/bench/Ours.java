@@ -127,6 +127,14 @@ final class Ours implements Contender {
   }
 
   /**
+   * Closes the workers side by side: each waits for its poll in flight to return (up to the 5 s
+   * poll wait) so that no task leased to it is stranded, and one after the other that adds up.
+   */
+  private static void close(List<Worker> workers) {
+    workers.parallelStream().forEach(Worker::close);
+  }
+
+  /**
    * Waits until {@code n} runs of {@code workflow} newer than {@code floor} are completed. DBOS's
    * side waits on its handles in this JVM; here the recorder (when given) says in memory when the
    * last step of every run has started, and only then does the database, whose count reads just the
@@ -171,7 +179,7 @@ final class Ours implements Contender {
       return (System.nanoTime() - t0) / 1e9;
     } finally {
       starters.shutdownNow();
-      workers.forEach(Worker::close);
+      close(workers);
     }
   }
 
@@ -200,7 +208,7 @@ final class Ours implements Contender {
       awaitCompleted("bench3", floor, n, r, Duration.ofMinutes(10));
       return (System.nanoTime() - t0) / 1e9;
     } finally {
-      workers.forEach(Worker::close);
+      close(workers);
     }
   }
 
@@ -226,7 +234,7 @@ final class Ours implements Contender {
       return r;
     } finally {
       sched.shutdownNow();
-      workers.forEach(Worker::close);
+      close(workers);
     }
   }
 
@@ -244,7 +252,7 @@ final class Ours implements Contender {
       awaitCompleted("sleeper", floor, n, null, Duration.ofMinutes(2));
       return new ArrayList<>(overshoot);
     } finally {
-      workers.forEach(Worker::close);
+      close(workers);
     }
   }
 
@@ -266,7 +274,7 @@ final class Ours implements Contender {
       }
       return r.startToFirstStep();
     } finally {
-      workers.forEach(Worker::close);
+      close(workers);
     }
   }
 
