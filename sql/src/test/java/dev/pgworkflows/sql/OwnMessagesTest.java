@@ -1,0 +1,124 @@
+package dev.pgworkflows.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A write names a run and a message, and the message must be the run's own: holding one run's task
+ * gives no hold on another run. Naming another run's message is stale and changes nothing, through
+ * every function a worker writes with; a write for a finished run acks the named message only when
+ * it is that run's.
+ */
+class OwnMessagesTest {
+
+  private record Held(long run, long msg, long receipt) {}
+
+  @Test
+  void anotherRunsMessageHoldsNoLeaseOnARun() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held a = startAndPoll(c);
+      Held b = startAndPoll(c);
+      // b's run named with a's message and receipt, every way a worker writes.
+      Held crossed = new Held(b.run(), a.msg(), a.receipt());
+      assertThat(single(c, crossed, "{\"inline\": true}", null)).isEqualTo("stale");
+      assertThat(single(c, crossed, null, "{\"status\": \"completed\", \"output\": 1}"))
+          .isEqualTo("stale");
+      assertThat(batch(c, crossed, "\"next\": {\"inline\": true}")).isEqualTo("stale");
+      assertThat(batch(c, crossed, "\"result\": {\"status\": \"completed\", \"output\": 1}"))
+          .isEqualTo("stale");
+      assertThat(scalar(c, "SELECT queue.workflow_retry(%d, %d, %d, 60000)", crossed))
+          .isEqualTo("stale");
+      assertThat(scalar(c, "SELECT queue.workflow_extend_lease(%d, %d, %d, 600)", crossed))
+          .isNull();
+
+      // Nothing changed: no step journaled for b, both runs running, a's message as it was.
+      assertThat(scalar(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("0");
+      assertThat(scalar(c, "SELECT string_agg(status::text, ',') FROM queue.workflow_run"))
+          .isEqualTo("running,running");
+      assertThat(
+              scalar(
+                  c, "SELECT queue.receipt_of(vt) FROM queue.q___wf_own WHERE msg_id = " + a.msg()))
+          .isEqualTo(Long.toString(a.receipt()));
+
+      // Each run's own message still works.
+      assertThat(single(c, a, null, "{\"status\": \"completed\", \"output\": 1}")).isEqualTo("ok");
+      assertThat(batch(c, b, "\"next\": {\"inline\": true}")).isEqualTo("ok");
+
+      // a is finished: a write naming it with b's message answers not_running and leaves b's
+      // message alone.
+      Held late = new Held(a.run(), b.msg(), b.receipt());
+      assertThat(single(c, late, "{\"inline\": true}", null)).isEqualTo("not_running");
+      assertThat(scalar(c, "SELECT queue.workflow_retry(%d, %d, %d, 0)", late))
+          .isEqualTo("not_running");
+      assertThat(scalar(c, "SELECT count(*) FROM queue.q___wf_own WHERE msg_id = " + b.msg()))
+          .isEqualTo("1");
+      assertThat(batch(c, b, "\"result\": {\"status\": \"completed\", \"output\": 2}"))
+          .isEqualTo("ok");
+    }
+  }
+
+  private static Held startAndPoll(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT queue.workflow_start('own', '1'::jsonb)");
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT run_id, msg_id, receipt FROM queue.workflow_poll('own', '{1}', 1, 60)")) {
+        assertThat(rs.next()).isTrue();
+        return new Held(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+      }
+    }
+  }
+
+  private static String single(Connection c, Held h, String next, String result)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT outcome FROM queue.workflow_complete_step(?, ?, ?, NULL, NULL, NULL, NULL,"
+                + " NULL, ?::jsonb, ?::jsonb, 60)")) {
+      ps.setLong(1, h.run());
+      ps.setLong(2, h.msg());
+      ps.setLong(3, h.receipt());
+      ps.setString(4, next);
+      ps.setString(5, result);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  /** A batch of one completion ({@code rest} is its next or result); its outcome. */
+  private static String batch(Connection c, Held h, String rest) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT outcome FROM queue.workflow_complete_batch('own', ?::jsonb)")) {
+      ps.setString(
+          1,
+          String.format(
+              "[{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, %s}]",
+              h.run(), h.msg(), h.receipt(), rest));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private static String scalar(Connection c, String sql, Held h) throws SQLException {
+    return scalar(c, String.format(sql, h.run(), h.msg(), h.receipt()));
+  }
+
+  private static String scalar(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1);
+    }
+  }
+}
