@@ -15,11 +15,36 @@
 -- (a duplicate); the message is no longer acked for it, which would have
 -- left the run without one.
 --
+-- The message a completion names must be the run's own (current_msg_id):
+-- only the receipt was checked against the message and the status against
+-- the run, so a worker holding one run's task could, by naming another run,
+-- journal its step into that run or end it. Another run's message now holds
+-- no lease ('stale', nothing changes), and a completion for a run that is no
+-- longer running acks the named message only when it is that run's.
+--
 -- The batch's look-up of its runs goes by key alone (the listing indexes lead
 -- with the workflow name and served it worse).
 --
 -- Both functions are replaced whole; CREATE OR REPLACE drops their settings,
 -- so the index-plan setting of V010 is set again at the end.
+
+-- Deletes p_msg_id from the workflow queue p_queue if it is a message of run
+-- p_run_id (its group); returns whether it did.
+CREATE FUNCTION queue.workflow_drop_message(p_queue text, p_run_id bigint, p_msg_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_group text;
+BEGIN
+    EXECUTE queue.prepared_sql('q_group_' || p_queue, 'q_' || p_queue,
+        'SELECT group_id FROM queue.%I WHERE msg_id = $1',
+        'bigint', format('%L', p_msg_id))
+        INTO v_group;
+    IF v_group IS DISTINCT FROM p_run_id::text THEN
+        RETURN false;
+    END IF;
+    RETURN queue.delete(p_queue, p_msg_id);
+END $$;
 
 -- p_items: a JSON array of {run_id, msg_id, receipt, step_name?, step_kind?,
 -- output?, error?, started_at?, next?, result?, lease?}, at most one per run.
@@ -44,6 +69,7 @@ DECLARE
     v_run_ids   bigint[];
     v_live      bigint[];
     v_status    text[];
+    v_current   bigint[];
     v_ids       bigint[];
     v_rcpts     bigint[];
     v_leases    int[];
@@ -100,8 +126,9 @@ BEGIN
        FOR UPDATE;
     -- By key alone: a run of another workflow is not found.
     SELECT coalesce(array_agg(wr.run_id) FILTER (WHERE wr.workflow_name = p_name), '{}'),
-           coalesce(array_agg(wr.status::text) FILTER (WHERE wr.workflow_name = p_name), '{}')
-      INTO v_live, v_status
+           coalesce(array_agg(wr.status::text) FILTER (WHERE wr.workflow_name = p_name), '{}'),
+           coalesce(array_agg(wr.current_msg_id) FILTER (WHERE wr.workflow_name = p_name), '{}')
+      INTO v_live, v_status, v_current
       FROM queue.workflow_run wr
      WHERE wr.run_id = ANY (v_run_ids);
 
@@ -110,6 +137,8 @@ BEGIN
                    u.started_at, u.next, u.result, u.lease,
                    CASE WHEN k.s IS NULL THEN 'not_found'
                         WHEN v_status[k.s] <> 'running' THEN 'slow'
+                        -- A message that is not the run's own holds no lease on it.
+                        WHEN v_current[k.s] IS DISTINCT FROM u.msg_id THEN 'stale'
                         WHEN u.next = '{"inline": true}'::jsonb AND u.result IS NULL THEN 'inline'
                         WHEN u.next IS NULL AND u.result IS NOT NULL THEN 'finish'
                         ELSE 'slow' END,
@@ -314,11 +343,12 @@ DECLARE
     v_status  text;
 BEGIN
     IF r.status <> 'running' THEN
-        PERFORM queue.delete(v_queue, p_msg_id);
+        PERFORM queue.workflow_drop_message(v_queue, p_run_id, p_msg_id);
         RETURN QUERY SELECT 'not_running'::text, NULL::bigint, NULL::bigint;
         RETURN;
     END IF;
-    IF NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
+    IF r.current_msg_id IS DISTINCT FROM p_msg_id
+       OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
         RETURN QUERY SELECT 'stale'::text, NULL::bigint, NULL::bigint;
         RETURN;
     END IF;
