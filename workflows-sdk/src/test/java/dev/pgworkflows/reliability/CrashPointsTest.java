@@ -18,24 +18,31 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A worker JVM halted after step "two" returned but before its completion was sent, and right after
- * the completion committed. Another worker finishes the run; every step is journaled once; "two"
- * runs again only in the first case; "one" never runs again.
+ * A worker JVM halted after a step returned but before its completion was sent, and right after the
+ * completion committed: for step "two", whose completion goes out before "three" begins, and for
+ * the last step "three", whose completion goes out with the run's result. Another worker finishes
+ * the run; every step is journaled once; the step runs again only in the first case; no other step
+ * runs again.
  */
 @Tag("reliability")
 class CrashPointsTest {
 
   @ParameterizedTest
-  @CsvSource({"after-step, 'one,two,two,three'", "after-commit, 'one,two,three'"})
-  void aWorkerHaltedAroundACompletionLosesNothing(String point, String expected, @TempDir Path dir)
-      throws Exception {
+  @CsvSource({
+    "after-step, two, 'one,two,two,three'",
+    "after-commit, two, 'one,two,three'",
+    "after-step, three, 'one,two,three,three'",
+    "after-commit, three, 'one,two,three'"
+  })
+  void aWorkerHaltedAroundACompletionLosesNothing(
+      String point, String step, String expected, @TempDir Path dir) throws Exception {
     Path log = dir.resolve("executions.log");
     try (TestServer server = TestServer.start()) {
       WorkflowClient client = WorkflowClient.connect(server.url());
       long run = client.start("crashy", "go").runId();
       Process child =
           ChildJvm.start(
-              List.of("-Dpgworkflows.test.crashAt=" + point + ":two"),
+              List.of("-Dpgworkflows.test.crashAt=" + point + ":" + step),
               CrashyWorkflow.class,
               dir.resolve("child.out"),
               Map.of(),

@@ -73,9 +73,19 @@ public final class Lease {
     return write(COMPLETE, body).get("outcome").asText();
   }
 
-  /** Ends the run with {@code result} ({"status": "completed"|"failed", ...}). */
-  public synchronized String finish(Map<String, Object> result) {
+  /**
+   * Ends the run with {@code result} ({"status": "completed"|"failed", ...}), journaling {@code
+   * step} (when given) in the same transaction.
+   */
+  public synchronized String finish(
+      Map<String, Object> result, Map<String, Object> step, Double seconds) {
     Map<String, Object> body = base();
+    if (step != null) {
+      body.put("step", step);
+    }
+    if (seconds != null) {
+      body.put("stepSeconds", seconds);
+    }
     body.put("result", result);
     return write(COMPLETE, body).get("outcome").asText();
   }

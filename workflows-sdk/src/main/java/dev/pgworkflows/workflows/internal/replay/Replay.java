@@ -42,6 +42,13 @@ import java.util.regex.Pattern;
  * in journal order; the first new step runs, is journaled, and — being immediate — the body simply
  * carries on under the same lease (one round trip per step). Sleeps, waits and retries hand the run
  * back to the queue and unwind the body with {@link Suspend}.
+ *
+ * <p>A new step's completion is sent with the run's next write: before the next step, sleep or wait
+ * begins, or together with the run's result when the body returns or throws. Between the two runs
+ * only the body's own code, which holds no side effects (they belong in steps), so a crash in
+ * between re-runs the step exactly as a crash before an immediate write would; nothing that could
+ * depend on the step's result becomes durable before it. A run's last step costs no round trip of
+ * its own: its journal entry and the run's end are one transaction.
  */
 public final class Replay implements WorkflowContext, StepContext {
   private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
@@ -73,6 +80,10 @@ public final class Replay implements WorkflowContext, StepContext {
   private int index;
   private int attempt;
   private boolean inStep;
+  private Unsent unsent;
+
+  /** A new step's completion not yet sent, with the span its write belongs to. */
+  private record Unsent(String name, Map<String, Object> step, double seconds, Span span) {}
 
   public Replay(
       String workflow,
@@ -323,10 +334,7 @@ public final class Replay implements WorkflowContext, StepContext {
       ObjectNode error = errorJson(failure, name);
       Map<String, Object> step = step(name, "run", started);
       step.put("error", error);
-      String outcome = lease.completeInline(step, seconds);
-      if (!"ok".equals(outcome)) {
-        throw new Suspend(Suspend.Why.LEASE_LOST);
-      }
+      unsent = new Unsent(name, step, seconds, span);
       journal.add(new Task.Entry(name, "run", null, error, false));
       index++;
       attempt = 1;
@@ -336,11 +344,7 @@ public final class Replay implements WorkflowContext, StepContext {
     Map<String, Object> step = step(name, "run", started);
     step.put("output", output);
     crashPoint("after-step", name);
-    String outcome = lease.completeInline(step, seconds);
-    crashPoint("after-commit", name);
-    if (!"ok".equals(outcome)) {
-      throw new Suspend(Suspend.Why.LEASE_LOST);
-    }
+    unsent = new Unsent(name, step, seconds, span);
     journal.add(new Task.Entry(name, "run", output, null, false));
     index++;
     attempt = 1;
@@ -348,19 +352,64 @@ public final class Replay implements WorkflowContext, StepContext {
     return convert(output, type);
   }
 
-  /** Ends the run with the body's result. */
+  /** Ends the run with the body's result (and the last step's completion, if unsent). */
   public String finish(Object output) {
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", "completed");
-    result.put("output", Transport.JSON.valueToTree(output));
-    return lease.finish(result);
+    try {
+      result.put("output", Transport.JSON.valueToTree(output));
+    } catch (RuntimeException e) {
+      // The run cannot end; its last step is journaled all the same.
+      flush();
+      throw e;
+    }
+    return end(result);
   }
 
-  /** Ends the run as failed with {@code error}. */
+  /** Ends the run as failed with {@code error} (and the last step's completion, if unsent). */
   public String fail(Throwable error) {
     ObjectNode json =
         error instanceof StepFailedException sf ? stepError(sf) : errorJson(error, null);
-    return lease.finish(Map.of("status", "failed", "error", json));
+    return end(Map.of("status", "failed", "error", json));
+  }
+
+  private String end(Map<String, Object> result) {
+    Unsent u = unsent;
+    if (u == null) {
+      return lease.finish(result, null, null);
+    }
+    unsent = null;
+    String outcome;
+    // The write joins the step's trace, as it would have when sent at the step's end.
+    Scope scope = u.span().makeCurrent();
+    try {
+      outcome = lease.finish(result, u.step(), u.seconds());
+    } finally {
+      scope.close();
+    }
+    crashPoint("after-commit", u.name());
+    return outcome;
+  }
+
+  /** Sends the last new step's completion, if it is still unsent; the lease carries on. */
+  private void flush() {
+    Unsent u = unsent;
+    if (u == null) {
+      return;
+    }
+    unsent = null;
+    String outcome;
+    // The write joins the step's trace, as it would have when sent at the step's end.
+    Scope scope = u.span().makeCurrent();
+    try {
+      outcome = lease.completeInline(u.step(), u.seconds());
+    } finally {
+      scope.close();
+    }
+    crashPoint("after-commit", u.name());
+    if (!"ok".equals(outcome)) {
+      throw new Suspend(Suspend.Why.LEASE_LOST);
+    }
   }
 
   /** Hands the task back untouched, to be picked up again after {@code delay}. */
@@ -423,6 +472,7 @@ public final class Replay implements WorkflowContext, StepContext {
   }
 
   private void beforeNewStep() {
+    flush();
     if (cancellation.isCancelled()) {
       throw new Suspend(Suspend.Why.LEASE_LOST);
     }
