@@ -3,44 +3,82 @@ package dev.pgworkflows.workflows.internal.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Step completions of one worker, sent together. A run's task thread hands its completion over and
- * waits; a sender takes everything that is waiting (up to {@value #MAX_BATCH}) and posts it as one
- * request, which the server applies in one transaction. Nothing waits on purpose: under light load
- * a batch holds one completion and costs what a single call would; under load, completions that
- * arrive while a request is in flight go out together in the next, so round trips and commits are
- * shared instead of queued behind each other.
+ * waits; whatever is waiting (up to {@value #MAX_BATCH}) goes out as one request, which the server
+ * applies in one transaction. Nothing waits on purpose: under light load a batch holds one
+ * completion and costs what a single call would; under load, completions that arrive while a
+ * request is in flight go out together in the next, so round trips and commits are shared instead
+ * of queued behind each other.
+ *
+ * <p>The task threads send the batches themselves, at most {@value #SENDERS} at a time: a thread
+ * that finds a free slot sends what is waiting (its own completion among it) on its own thread; one
+ * that does not waits. A sender whose answer came back hands its slot, with the completions waiting
+ * by then, to the oldest of their threads, which wakes to send them. Every completion's thread is
+ * woken once, with its answer or with a batch to send, and no thread sits between a task and the
+ * server: a lone completion is one request on the calling thread.
  */
 public final class Completions implements AutoCloseable {
   static final int MAX_BATCH = 100;
   private static final int SENDERS = 2;
 
-  private record Pending(Map<String, Object> item, CompletableFuture<JsonNode> answer) {}
+  /** The slot to send {@code batch}, handed to the thread of its first completion. */
+  private record Lead(List<Pending> batch) {}
+
+  /** One completion and the thread waiting for its answer. */
+  private static final class Pending {
+    final Map<String, Object> item;
+    final Thread owner = Thread.currentThread();
+
+    /** Null while waiting; then the answer (JsonNode), a RuntimeException, or a Lead. */
+    volatile Object outcome;
+
+    Pending(Map<String, Object> item) {
+      this.item = item;
+    }
+
+    void settle(Object o) {
+      outcome = o;
+      LockSupport.unpark(owner);
+    }
+
+    /**
+     * Waits for the outcome. Interrupts do not end the wait (a thread chosen to send must send, and
+     * every wait ends within a request's timeout or at close); the flag is kept for the caller.
+     */
+    Object await() {
+      boolean interrupted = false;
+      Object o;
+      while ((o = outcome) == null) {
+        LockSupport.park(this);
+        interrupted |= Thread.interrupted();
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return o;
+    }
+  }
 
   private final Transport transport;
   private final String path;
-  private final BlockingQueue<Pending> waiting = new LinkedBlockingQueue<>();
-  private final List<Thread> senders = new ArrayList<>();
-  private volatile boolean closed;
+  private final Object lock = new Object();
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private int sending;
+  private boolean closed;
 
   public Completions(Transport transport, String workflow) {
     this.transport = transport;
     this.path = "/v1/workflows/" + workflow + "/tasks/complete";
-    for (int i = 0; i < SENDERS; i++) {
-      Thread t = new Thread(this::sendLoop, "wf-" + workflow + "-complete-" + (i + 1));
-      t.setDaemon(true);
-      t.start();
-      senders.add(t);
-    }
   }
 
   /**
@@ -54,48 +92,68 @@ public final class Completions implements AutoCloseable {
     item.putAll(body);
     // The step span's context, so the server's record of this write joins the run's trace.
     W3CTraceContextPropagator.getInstance()
-        .inject(io.opentelemetry.context.Context.current(), item, (m, k, v) -> m.put(k, v));
-    Pending p = new Pending(item, new CompletableFuture<>());
-    if (closed) {
-      throw new ServerUnavailableException("the worker closed", null);
-    }
-    waiting.add(p);
-    if (closed) {
-      // close() may have drained the queue just before this was added.
-      failWaiting();
-    }
-    try {
-      return p.answer().get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
+        .inject(Context.current(), item, (m, k, v) -> m.put(k, v));
+    Pending p = new Pending(item);
+    List<Pending> batch = null;
+    synchronized (lock) {
+      if (closed) {
+        throw new ServerUnavailableException("the worker closed", null);
       }
-      throw new ServerUnavailableException("completion failed: " + e.getCause(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ServerUnavailableException("interrupted while completing a step", e);
+      waiting.add(p);
+      if (sending < SENDERS) {
+        sending++;
+        batch = take();
+      }
     }
+    Object o = batch != null ? lead(batch, p) : p.await();
+    if (o instanceof Lead l) {
+      o = lead(l.batch(), p);
+    }
+    if (o instanceof RuntimeException e) {
+      throw e;
+    }
+    return (JsonNode) o;
   }
 
-  private void sendLoop() {
-    List<Pending> batch = new ArrayList<>(MAX_BATCH);
-    while (true) {
-      batch.clear();
-      try {
-        batch.add(waiting.take());
-      } catch (InterruptedException e) {
+  /** Up to MAX_BATCH of the waiting completions, oldest first; called holding the lock. */
+  private List<Pending> take() {
+    List<Pending> batch = new ArrayList<>(Math.min(waiting.size(), MAX_BATCH));
+    while (batch.size() < MAX_BATCH && !waiting.isEmpty()) {
+      batch.add(waiting.poll());
+    }
+    return batch;
+  }
+
+  /** Sends {@code batch} (which holds {@code self}), passes the slot on, returns self's outcome. */
+  private Object lead(List<Pending> batch, Pending self) {
+    try {
+      send(batch);
+    } finally {
+      handOn();
+    }
+    return self.outcome;
+  }
+
+  private void handOn() {
+    List<Pending> next;
+    synchronized (lock) {
+      if (closed || waiting.isEmpty()) {
+        sending--;
         return;
       }
-      waiting.drainTo(batch, MAX_BATCH - 1);
-      send(batch);
+      next = take();
     }
+    next.get(0).settle(new Lead(next));
   }
 
   private void send(List<Pending> batch) {
     List<Map<String, Object>> items = new ArrayList<>(batch.size());
     for (Pending p : batch) {
-      items.add(p.item());
+      items.add(p.item);
     }
+    // The request belongs to no one run's trace (each item carries its own), whichever run's
+    // thread sends it.
+    Scope root = Context.root().makeCurrent();
     try {
       JsonNode results = transport.post(path, Map.of("completions", items)).get("results");
       for (int i = 0; i < batch.size(); i++) {
@@ -103,38 +161,41 @@ public final class Completions implements AutoCloseable {
         if (r == null) {
           batch
               .get(i)
-              .answer()
-              .completeExceptionally(
+              .settle(
                   new ServerUnavailableException("the server's answer missed a completion", null));
         } else if ("rejected".equals(r.path("outcome").asText())) {
           batch
               .get(i)
-              .answer()
-              .completeExceptionally(
-                  new ApiException(r.path("status").asInt(400), r.path("detail").asText()));
+              .settle(new ApiException(r.path("status").asInt(400), r.path("detail").asText()));
         } else {
-          batch.get(i).answer().complete(r);
+          batch.get(i).settle(r);
         }
       }
     } catch (RuntimeException e) {
       for (Pending p : batch) {
-        p.answer().completeExceptionally(e);
+        p.settle(e);
       }
+    } catch (Error e) {
+      for (Pending p : batch) {
+        p.settle(new ServerUnavailableException("completion failed: " + e, e));
+      }
+      throw e;
+    } finally {
+      root.close();
     }
   }
 
-  /** Stops the senders; a completion still waiting, or handed over later, fails at once. */
+  /** Fails every completion still waiting; one handed over later fails at once. */
   @Override
   public void close() {
-    closed = true;
-    senders.forEach(Thread::interrupt);
-    failWaiting();
-  }
-
-  private void failWaiting() {
-    Pending p;
-    while ((p = waiting.poll()) != null) {
-      p.answer().completeExceptionally(new ServerUnavailableException("the worker closed", null));
+    List<Pending> left;
+    synchronized (lock) {
+      closed = true;
+      left = new ArrayList<>(waiting);
+      waiting.clear();
+    }
+    for (Pending p : left) {
+      p.settle(new ServerUnavailableException("the worker closed", null));
     }
   }
 }
