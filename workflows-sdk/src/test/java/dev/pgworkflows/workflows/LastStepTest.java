@@ -122,4 +122,22 @@ class LastStepTest {
         .containsExactly("one");
     assertThat(journaledWithTheEnd(run.runId(), "one")).isTrue();
   }
+
+  @Test
+  void aSleepIsTimedFromItsCallNotFromThePreviousStepsWrite() throws Exception {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("sleep-after", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  int a = ctx.step().run("one", Integer.class, () -> n + 1);
+                  ctx.step().sleep("nap", Duration.ofMillis(50));
+                  return a;
+                });
+    RunInfo run = run(wf, 1);
+    assertThat(run.status()).isEqualTo(RunStatus.COMPLETED);
+    java.util.List<StepInfo> steps = client.steps("sleep-after", run.runId());
+    assertThat(steps).extracting(StepInfo::name).containsExactly("one", "nap");
+    // "one" is written when the body reaches the sleep; the sleep starts at the call, before.
+    assertThat(steps.get(1).startedAt()).isBefore(steps.get(0).completedAt());
+  }
 }

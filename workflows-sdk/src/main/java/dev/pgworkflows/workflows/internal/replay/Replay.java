@@ -218,8 +218,9 @@ public final class Replay implements WorkflowContext, StepContext {
     if (replayed(name, "sleep") != null) {
       return;
     }
-    beforeNewStep();
+    // Timed from the call: the previous step's completion, sent first, does not lengthen it.
     Instant now = Instant.now();
+    beforeNewStep();
     Map<String, Object> step = step(name, "sleep", now);
     step.put("output", Map.of("until", now.plus(duration).toString()));
     String outcome =
@@ -257,8 +258,8 @@ public final class Replay implements WorkflowContext, StepContext {
     if (e != null) {
       return e.timedOut() ? Optional.empty() : Optional.ofNullable(convert(e.output(), type));
     }
-    beforeNewStep();
     Instant now = Instant.now();
+    beforeNewStep();
     Map<String, Object> wait = new LinkedHashMap<>();
     wait.put("step", name);
     wait.put("event", name);
