@@ -2,18 +2,21 @@
 -- for the whole batch (run ids, first messages, runs) instead of a call of
 -- workflow_start per run, each with its own checks, look-ups and statements.
 -- The workflow's default version and its queue are looked up once. A batch in
--- which any start has a key goes through workflow_start item by item as
--- before: the run rows decide which of racing starts wins, and a key given
--- twice names one run. Validation and its errors are those of workflow_start;
--- a bad item still fails the whole batch before anything is written.
-CREATE OR REPLACE FUNCTION queue.workflow_start_batch(p_name text, p_items jsonb, p_max_retention_days int DEFAULT 365)
+-- which any start has a key goes to the start-by-start function as before
+-- (kept under the name workflow_start_each): the run rows decide which of
+-- racing starts wins, and a key given twice names one run. Validation and its
+-- errors are those of workflow_start; a bad item still fails the whole batch
+-- before anything is written.
+ALTER FUNCTION queue.workflow_start_batch(text, jsonb, int) RENAME TO workflow_start_each;
+
+CREATE FUNCTION queue.workflow_start_batch(p_name text, p_items jsonb, p_max_retention_days int DEFAULT 365)
 RETURNS TABLE (ord int, run_id bigint, status queue.workflow_status, created boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-    i          record;
-    s          record;
     v_queue    text := '__wf_' || p_name;
     v_now      timestamptz := clock_timestamp();
+    v_bad      int;
+    v_object   boolean;
     v_default  int;
     v_inputs   jsonb[];
     v_versions int[];
@@ -27,38 +30,24 @@ BEGIN
         RAISE EXCEPTION 'runs must be a JSON array' USING ERRCODE = '22023';
     END IF;
     PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
-    FOR i IN SELECT e.value AS item, e.ordinality::int AS n
-               FROM jsonb_array_elements(p_items) WITH ORDINALITY e LOOP
-        IF jsonb_typeof(i.item) <> 'object' THEN
-            RAISE EXCEPTION 'each run must be a JSON object' USING ERRCODE = '22023';
-        END IF;
-        IF (i.item ? 'version' AND jsonb_typeof(i.item -> 'version') NOT IN ('number', 'null'))
-           OR (i.item ? 'retentionDays' AND jsonb_typeof(i.item -> 'retentionDays') NOT IN ('number', 'null'))
-           OR (i.item ? 'idempotencyKey' AND jsonb_typeof(i.item -> 'idempotencyKey') NOT IN ('string', 'null'))
-           OR (i.item ? 'traceContext' AND jsonb_typeof(i.item -> 'traceContext') NOT IN ('string', 'null')) THEN
-            RAISE EXCEPTION 'run %: version and retentionDays must be numbers, idempotencyKey and traceContext strings', i.n
-                USING ERRCODE = '22023';
-        END IF;
-    END LOOP;
-
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE e.value ->> 'idempotencyKey' IS NOT NULL) THEN
-        FOR i IN SELECT e.value AS item, e.ordinality::int AS n
-                   FROM jsonb_array_elements(p_items) WITH ORDINALITY e LOOP
-            SELECT * INTO s FROM queue.workflow_start(
-                p_name,
-                coalesce(i.item -> 'input', 'null'::jsonb),
-                (i.item ->> 'version')::int,
-                i.item ->> 'idempotencyKey',
-                (i.item ->> 'retentionDays')::int,
-                p_max_retention_days,
-                i.item ->> 'traceContext');
-            ord := i.n;
-            run_id := s.run_id;
-            status := s.status;
-            created := s.created;
-            RETURN NEXT;
-        END LOOP;
+        RETURN QUERY SELECT * FROM queue.workflow_start_each(p_name, p_items, p_max_retention_days);
         RETURN;
+    END IF;
+    -- The first bad item, as the start-by-start function finds it.
+    SELECT e.n, jsonb_typeof(e.value) = 'object' INTO v_bad, v_object
+      FROM jsonb_array_elements(p_items) WITH ORDINALITY e(value, n)
+     WHERE jsonb_typeof(e.value) <> 'object'
+        OR (e.value ? 'version' AND jsonb_typeof(e.value -> 'version') NOT IN ('number', 'null'))
+        OR (e.value ? 'retentionDays' AND jsonb_typeof(e.value -> 'retentionDays') NOT IN ('number', 'null'))
+        OR (e.value ? 'traceContext' AND jsonb_typeof(e.value -> 'traceContext') NOT IN ('string', 'null'))
+     ORDER BY e.n
+     LIMIT 1;
+    IF v_bad IS NOT NULL AND NOT v_object THEN
+        RAISE EXCEPTION 'each run must be a JSON object' USING ERRCODE = '22023';
+    ELSIF v_bad IS NOT NULL THEN
+        RAISE EXCEPTION 'run %: version and retentionDays must be numbers, idempotencyKey and traceContext strings', v_bad
+            USING ERRCODE = '22023';
     END IF;
 
     SELECT array_agg(coalesce(e.value -> 'input', 'null'::jsonb) ORDER BY e.n),
