@@ -65,6 +65,8 @@ class SweeperTest {
       assertThat(count(c, "SELECT count(*) FROM queue.workflow_run")).isEqualTo(1);
       assertThat(count(c, "SELECT count(*) FROM queue.workflow_run WHERE status = 'running'"))
           .isEqualTo(1);
+      // Their journals went with them.
+      assertThat(count(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo(1);
     }
   }
 
