@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /** pgworkflows: the server in this JVM over its own database, SDK workers over HTTP. */
 final class Ours implements Contender {
   private static final int WORKERS = 2;
-  private static final int CONCURRENCY = 32;
+  private static final int CONCURRENCY = Integer.getInteger("bench.concurrency", 32);
 
   private final Pg pg;
   private final String db;

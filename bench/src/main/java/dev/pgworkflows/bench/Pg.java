@@ -28,7 +28,9 @@ final class Pg implements AutoCloseable {
             .setServerConfig("synchronous_commit", "on")
             // Statements per step: top-level statements only, what a client sends.
             .setServerConfig("shared_preload_libraries", "pg_stat_statements")
-            .setServerConfig("pg_stat_statements.track", "top")
+            .setServerConfig("pg_stat_statements.track", System.getProperty("bench.track", "top"))
+            .setServerConfig(
+                "pg_stat_statements.track_planning", System.getProperty("bench.planning", "off"))
             .start();
     try {
       exec("postgres", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");

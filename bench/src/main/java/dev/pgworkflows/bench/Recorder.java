@@ -62,4 +62,17 @@ final class Recorder {
     }
     return out;
   }
+
+  /** Each step-to-step gap as {previous step's end (nanoTime), gap in ns}. */
+  List<long[]> gaps() {
+    List<long[]> out = new ArrayList<>();
+    for (long[] s : marks.values()) {
+      for (int i = 2; i <= 4; i += 2) {
+        if (s[i] != 0 && s[i + 1] != 0) {
+          out.add(new long[] {s[i], s[i + 1] - s[i]});
+        }
+      }
+    }
+    return out;
+  }
 }

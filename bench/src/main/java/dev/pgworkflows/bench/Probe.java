@@ -1,0 +1,149 @@
+package dev.pgworkflows.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.util.List;
+
+/**
+ * One workload of ours, warmed up and then measured round by round with the CPU split between this
+ * JVM (server, workers and load generator) and PostgreSQL; for comparing two builds run after run,
+ * alternating, where the full benchmark is too coarse. Not part of the benchmark's table.
+ *
+ * <ul>
+ *   <li>{@code java -cp bench/target/bench.jar dev.pgworkflows.bench.Probe queue [clients]
+ *       [rounds]}: send → receive → delete cycles, 5 s a round;
+ *   <li>{@code ... Probe burn [runs] [rounds]}: burn-downs of three-step runs;
+ *   <li>{@code ... Probe steady <runs/s> <seconds>}: open-loop load, with the step-to-step and
+ *       start → first step percentiles, when the slow gaps happened, and the statements' mean and
+ *       worst time in PostgreSQL.
+ * </ul>
+ *
+ * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue and burn modes also print the
+ * statements that took the most time, nested ones included, with how often each was planned. {@code
+ * -Dbench.concurrency=N} sets the workers' concurrency (default 32).
+ */
+public final class Probe {
+  private Probe() {}
+
+  public static void main(String[] args) throws Exception {
+    System.setProperty("http.maxConnections", "64");
+    if (args.length > 0 && args[0].equals("steady")) {
+      steady(Double.parseDouble(args[1]), Double.parseDouble(args[2]));
+      return;
+    }
+    boolean queue = args.length == 0 || args[0].equals("queue");
+    int size = args.length > 1 ? Integer.parseInt(args[1]) : queue ? 4 : 5000;
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+    try (Pg pg = new Pg();
+        Ours o = new Ours(pg, 20)) {
+      for (int i = 0; i < (queue ? 4 : 6); i++) {
+        double rate = queue ? o.queueCycles(size, 5) : 3 * 3000 / o.burnDown(3000);
+        System.err.printf("warm-up %d: %.0f%n", i + 1, rate);
+      }
+      pg.exec("postgres", "SELECT pg_stat_statements_reset()");
+      for (int i = 0; i < rounds; i++) {
+        Pg.Cpu c0 = Pg.cpu();
+        double units;
+        double seconds;
+        if (queue) {
+          seconds = 5;
+          units = o.queueCycles(size, seconds) * seconds;
+        } else {
+          seconds = o.burnDown(size);
+          units = 3.0 * size;
+        }
+        Pg.Cpu c1 = Pg.cpu();
+        double all = c1.since(c0);
+        double jvm = c1.jvm() - c0.jvm();
+        System.out.printf(
+            "%s/s %.0f   CPU ms per %s: all %.3f  JVM %.3f  PostgreSQL %.3f%n",
+            queue ? "cycles" : "steps",
+            units / seconds,
+            queue ? "cycle" : "step",
+            all / units * 1000,
+            jvm / units * 1000,
+            (all - jvm) / units * 1000);
+      }
+      if (!"top".equals(System.getProperty("bench.track", "top"))) {
+        printTopStatements(pg);
+      }
+    }
+  }
+
+  /**
+   * Open-loop load at {@code rate} runs/s for {@code seconds} after the burn-down warm-up: the
+   * step-to-step percentiles, and when the slow gaps (over 20 ms) happened, per 250 ms.
+   */
+  private static void steady(double rate, double seconds) throws Exception {
+    try (Pg pg = new Pg();
+        Ours o = new Ours(pg, 20)) {
+      for (int i = 0; i < 6; i++) {
+        System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
+      }
+      pg.exec("postgres", "SELECT pg_stat_statements_reset()");
+      Recorder r = o.steady(rate, seconds);
+      List<Double> gaps = r.stepToStep();
+      System.out.printf(
+          "step-to-step ms: p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f (%d)%n",
+          Stats.percentile(gaps, 50),
+          Stats.percentile(gaps, 90),
+          Stats.percentile(gaps, 99),
+          Stats.percentile(gaps, 99.9),
+          Stats.percentile(gaps, 100),
+          gaps.size());
+      List<Double> first = r.startToFirstStep();
+      System.out.printf(
+          "start→first step ms: p50 %.2f p99 %.2f%n",
+          Stats.percentile(first, 50), Stats.percentile(first, 99));
+      List<long[]> timed = r.gaps();
+      long t0 = timed.stream().mapToLong(g -> g[0]).min().orElse(0);
+      java.util.TreeMap<Long, int[]> slow = new java.util.TreeMap<>();
+      for (long[] g : timed) {
+        long bucket = (g[0] - t0) / 250_000_000L;
+        int[] c = slow.computeIfAbsent(bucket, k -> new int[2]);
+        c[0]++;
+        if (g[1] > 20_000_000L) {
+          c[1]++;
+        }
+      }
+      StringBuilder line = new StringBuilder("slow gaps per 250 ms: ");
+      slow.forEach((b, c) -> line.append(c[1]).append('/').append(c[0]).append(' '));
+      System.out.println(line);
+      try (Connection c =
+              DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "postgres");
+          ResultSet rs =
+              c.createStatement()
+                  .executeQuery(
+                      "SELECT calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric, 1),"
+                          + " left(regexp_replace(query, '\\s+', ' ', 'g'), 80)"
+                          + " FROM pg_stat_statements WHERE calls > 100 ORDER BY total_exec_time DESC LIMIT 8")) {
+        while (rs.next()) {
+          System.out.printf(
+              "%8d mean %6s max %7s %s%n",
+              rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4));
+        }
+      }
+    }
+  }
+
+  private static void printTopStatements(Pg pg) throws Exception {
+    try (Connection c =
+            DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "postgres");
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT calls, round(total_exec_time::numeric, 1),"
+                        + " plans || '/' || round(total_plan_time::numeric, 1), shared_blks_hit,"
+                        + " left(regexp_replace(query, '\\s+', ' ', 'g'), 120)"
+                        + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25")) {
+      System.out.printf(
+          "%8s %9s %12s %9s %s%n", "calls", "exec ms", "plans/ms", "buffers", "query");
+      while (rs.next()) {
+        System.out.printf(
+            "%8d %9s %12s %9d %s%n",
+            rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5));
+      }
+    }
+  }
+}
