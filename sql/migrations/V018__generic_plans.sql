@@ -15,6 +15,8 @@
 -- Like enable_seqscan, the setting holds for each call and everything it
 -- calls, and a CREATE OR REPLACE of one of these functions drops it.
 
+-- The functions are those V010 (and later migrations, for the functions they
+-- added) gave enable_seqscan = off.
 DO $$
 DECLARE
     f regprocedure;
@@ -23,13 +25,7 @@ BEGIN
         SELECT p.oid::regprocedure
           FROM pg_proc p
          WHERE p.pronamespace = 'queue'::regnamespace
-           AND p.proname IN (
-               'send', 'send_batch', 'receive', 'receive_fifo', 'delete', 'change_visibility',
-               'next_visible_at', 'publish', 'claim_deliveries', 'finish_delivery',
-               'next_delivery_at', 'redrive_dead_letters',
-               'workflow_start', 'workflow_start_batch', 'workflow_poll', 'workflow_complete_step',
-               'workflow_complete_batch', 'workflow_extend_lease', 'workflow_retry',
-               'workflow_signal', 'workflow_cancel', 'workflow_journal')
+           AND 'enable_seqscan=off' = ANY (p.proconfig)
     LOOP
         EXECUTE format('ALTER FUNCTION %s SET plan_cache_mode = force_generic_plan', f);
     END LOOP;

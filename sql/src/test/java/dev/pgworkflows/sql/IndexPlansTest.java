@@ -19,14 +19,17 @@ import org.junit.jupiter.api.Test;
  */
 class IndexPlansTest {
 
-  /** The functions V010 sets enable_seqscan = off on, and V018 plan_cache_mode. */
+  /**
+   * The functions V010 sets enable_seqscan = off on (and workflow_start_each, which V014 made of
+   * the old workflow_start), and V018 plan_cache_mode.
+   */
   private static final String REQUEST_FUNCTIONS =
       "'send', 'send_batch', 'receive', 'receive_fifo', 'delete', 'change_visibility',"
           + " 'next_visible_at', 'publish', 'claim_deliveries', 'finish_delivery',"
           + " 'next_delivery_at', 'redrive_dead_letters', 'workflow_start', 'workflow_start_batch',"
           + " 'workflow_poll', 'workflow_complete_step', 'workflow_complete_batch',"
           + " 'workflow_extend_lease', 'workflow_retry', 'workflow_signal', 'workflow_cancel',"
-          + " 'workflow_journal'";
+          + " 'workflow_journal', 'workflow_start_each'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 
