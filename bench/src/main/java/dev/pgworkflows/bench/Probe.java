@@ -110,39 +110,52 @@ public final class Probe {
       StringBuilder line = new StringBuilder("slow gaps per 250 ms: ");
       slow.forEach((b, c) -> line.append(c[1]).append('/').append(c[0]).append(' '));
       System.out.println(line);
-      try (Connection c =
-              DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "postgres");
-          ResultSet rs =
-              c.createStatement()
-                  .executeQuery(
-                      "SELECT calls, round(mean_exec_time::numeric, 2), round(max_exec_time::numeric, 1),"
-                          + " left(regexp_replace(query, '\\s+', ' ', 'g'), 80)"
-                          + " FROM pg_stat_statements WHERE calls > 100 ORDER BY total_exec_time DESC LIMIT 8")) {
-        while (rs.next()) {
-          System.out.printf(
-              "%8d mean %6s max %7s %s%n",
-              rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4));
-        }
-      }
+      printStatements(
+          pg,
+          "calls, round(mean_exec_time::numeric, 2) AS mean_ms,"
+              + " round(max_exec_time::numeric, 1) AS max_ms",
+          "calls > 100",
+          8);
     }
   }
 
   private static void printTopStatements(Pg pg) throws Exception {
+    printStatements(
+        pg,
+        "calls, round(total_exec_time::numeric, 1) AS exec_ms,"
+            + " plans || '/' || round(total_plan_time::numeric, 1) AS \"plans/ms\","
+            + " shared_blks_hit AS buffers",
+        "true",
+        25);
+  }
+
+  /** The statements that took the most time, with {@code columns} of pg_stat_statements. */
+  private static void printStatements(Pg pg, String columns, String where, int limit)
+      throws Exception {
     try (Connection c =
             DriverManager.getConnection(pg.jdbcUrl("postgres"), "postgres", "postgres");
         ResultSet rs =
             c.createStatement()
                 .executeQuery(
-                    "SELECT calls, round(total_exec_time::numeric, 1),"
-                        + " plans || '/' || round(total_plan_time::numeric, 1), shared_blks_hit,"
-                        + " left(regexp_replace(query, '\\s+', ' ', 'g'), 120)"
-                        + " FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25")) {
-      System.out.printf(
-          "%8s %9s %12s %9s %s%n", "calls", "exec ms", "plans/ms", "buffers", "query");
+                    "SELECT "
+                        + columns
+                        + ", left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query"
+                        + " FROM pg_stat_statements WHERE "
+                        + where
+                        + " ORDER BY total_exec_time DESC LIMIT "
+                        + limit)) {
+      int n = rs.getMetaData().getColumnCount();
+      StringBuilder head = new StringBuilder();
+      for (int i = 1; i <= n; i++) {
+        head.append(String.format(i < n ? "%10s " : "%s", rs.getMetaData().getColumnLabel(i)));
+      }
+      System.out.println(head);
       while (rs.next()) {
-        System.out.printf(
-            "%8d %9s %12s %9d %s%n",
-            rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5));
+        StringBuilder row = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+          row.append(String.format(i < n ? "%10s " : "%s", rs.getString(i)));
+        }
+        System.out.println(row);
       }
     }
   }

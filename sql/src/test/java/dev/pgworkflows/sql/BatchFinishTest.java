@@ -38,12 +38,7 @@ class BatchFinishTest {
             scalar(c, "SELECT queue.send('__wf_ends', '{\"v\": 1}', NULL, 0, '" + run + "')");
         assertThat(scalar(c, "SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
             .isZero();
-        String items =
-            String.format(
-                "[{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, \"step_name\": \"only\","
-                    + " \"step_kind\": \"run\", \"output\": 1,"
-                    + " \"result\": {\"status\": \"completed\", \"output\": 1}}]",
-                run, msg, receipt);
+        String items = QueueSql.finishingBatch(run, msg, receipt);
         try (PreparedStatement ps =
             c.prepareStatement(
                 "SELECT outcome FROM queue.workflow_complete_batch('ends', ?::jsonb)")) {

@@ -216,12 +216,7 @@ class IndexPlansTest {
       msg = rs.getLong(2);
       receipt = rs.getLong(3);
     }
-    String items =
-        String.format(
-            "[{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, \"step_name\": \"only\","
-                + " \"step_kind\": \"run\", \"output\": 1,"
-                + " \"result\": {\"status\": \"completed\", \"output\": 1}}]",
-            run, msg, receipt);
+    String items = QueueSql.finishingBatch(run, msg, receipt);
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT outcome FROM queue.workflow_complete_batch('grown', ?::jsonb)")) {

@@ -106,6 +106,17 @@ final class QueueSql {
     }
   }
 
+  /**
+   * A completion batch (JSON) of one item that journals step "only" and ends the run as completed.
+   */
+  static String finishingBatch(long run, long msg, long receipt) {
+    return String.format(
+        "[{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, \"step_name\": \"only\","
+            + " \"step_kind\": \"run\", \"output\": 1,"
+            + " \"result\": {\"status\": \"completed\", \"output\": 1}}]",
+        run, msg, receipt);
+  }
+
   private static ResultSet single(PreparedStatement ps) throws SQLException {
     ResultSet rs = ps.executeQuery();
     rs.next();
