@@ -93,6 +93,11 @@ final class Ours implements Contender {
     return start;
   }
 
+  /** The database this contender runs on. */
+  String database() {
+    return db;
+  }
+
   @Override
   public String name() {
     return "pgworkflows";

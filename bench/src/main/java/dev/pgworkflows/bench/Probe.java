@@ -41,6 +41,12 @@ public final class Probe {
         double rate = queue ? o.queueCycles(size, 5) : 3 * 3000 / o.burnDown(3000);
         System.err.printf("warm-up %d: %.0f%n", i + 1, rate);
       }
+      int preload = Integer.getInteger("probe.preload", 0);
+      if (queue && preload > 0) {
+        // The workflow load the benchmark runs before its queue levels, on the same database.
+        System.err.printf("preload: %.0f steps/s%n", 3 * preload / o.burnDown(preload));
+        o.steady(300, 10);
+      }
       pg.exec("postgres", "SELECT pg_stat_statements_reset()");
       for (int i = 0; i < rounds; i++) {
         Pg.Cpu c0 = Pg.cpu();
@@ -54,6 +60,21 @@ public final class Probe {
           units = 3.0 * size;
         }
         Pg.Cpu c1 = Pg.cpu();
+        if (queue) {
+          System.out.printf(
+              "  q_cycle%d: %d dead rows, %d vacuums so far%n",
+              size,
+              pg.scalar(
+                  o.database(),
+                  "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'q_cycle"
+                      + size
+                      + "'"),
+              pg.scalar(
+                  o.database(),
+                  "SELECT autovacuum_count FROM pg_stat_user_tables WHERE relname = 'q_cycle"
+                      + size
+                      + "'"));
+        }
         double all = c1.since(c0);
         double jvm = c1.jvm() - c0.jvm();
         System.out.printf(
