@@ -19,6 +19,7 @@ class BatchFinishTest {
   @Test
   void theNextMessageOfAnEndedRunsGroupBecomesItsHead() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
       for (int round = 0; round < 3; round++) {
         long run;
         long msg;
@@ -35,8 +36,8 @@ class BatchFinishTest {
           }
         }
         long next =
-            scalar(c, "SELECT queue.send('__wf_ends', '{\"v\": 1}', NULL, 0, '" + run + "')");
-        assertThat(scalar(c, "SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
+            q.scalarLong("SELECT queue.send('__wf_ends', '{\"v\": 1}', NULL, 0, '" + run + "')");
+        assertThat(q.scalarLong("SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
             .isZero();
         String items = QueueSql.finishingBatch(run, msg, receipt);
         try (PreparedStatement ps =
@@ -48,22 +49,14 @@ class BatchFinishTest {
             assertThat(rs.getString(1)).isEqualTo("ok");
           }
         }
-        assertThat(scalar(c, "SELECT count(*) FROM queue.q___wf_ends WHERE msg_id = " + msg))
+        assertThat(q.scalarLong("SELECT count(*) FROM queue.q___wf_ends WHERE msg_id = " + msg))
             .isZero();
-        assertThat(scalar(c, "SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
+        assertThat(q.scalarLong("SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
             .as("round %d", round)
             .isEqualTo(1);
         // Out of the way of the next round's poll.
-        scalar(c, "SELECT queue.delete('__wf_ends', " + next + ")::int");
+        q.scalarLong("SELECT queue.delete('__wf_ends', " + next + ")::int");
       }
-    }
-  }
-
-  private static long scalar(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      assertThat(rs.next()).isTrue();
-      return rs.getLong(1);
     }
   }
 }

@@ -137,22 +137,23 @@ class IndexPlansTest {
   void everyRequestFunctionKeepsItsSettingsAfterLaterMigrations() throws SQLException {
     // A CREATE OR REPLACE drops a function's settings; a migration replacing one of these must set
     // them again.
-    for (String setting : List.of("enable_seqscan=off", "plan_cache_mode=force_generic_plan")) {
-      try (Connection c = TestDatabase.fresh().connect();
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT p.oid::regprocedure::text FROM pg_proc p"
-                      + " WHERE p.pronamespace = 'queue'::regnamespace AND p.proname IN ("
-                      + REQUEST_FUNCTIONS
-                      + ") AND NOT coalesce('"
-                      + setting
-                      + "' = ANY (p.proconfig), false)")) {
-        List<String> missing = new java.util.ArrayList<>();
-        while (rs.next()) {
-          missing.add(rs.getString(1));
+    try (Connection c = TestDatabase.fresh().connect();
+        Statement s = c.createStatement()) {
+      for (String setting : List.of("enable_seqscan=off", "plan_cache_mode=force_generic_plan")) {
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p"
+                    + " WHERE p.pronamespace = 'queue'::regnamespace AND p.proname IN ("
+                    + REQUEST_FUNCTIONS
+                    + ") AND NOT coalesce('"
+                    + setting
+                    + "' = ANY (p.proconfig), false)")) {
+          List<String> missing = new java.util.ArrayList<>();
+          while (rs.next()) {
+            missing.add(rs.getString(1));
+          }
+          assertThat(missing).as(setting).isEmpty();
         }
-        assertThat(missing).as(setting).isEmpty();
       }
     }
   }
