@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
@@ -90,6 +91,64 @@ class LongPollTest {
       assertThat(r.json().get("messages")).hasSize(1);
       assertThat(r.json().get("messages").get(0).get("body").asText())
           .isEqualTo("from the other server");
+    }
+  }
+
+  @Test
+  void aMessageWhoseLeaseRunsOutWakesAWaitingPoll() throws Exception {
+    api.put("/v1/queues/lp10", null);
+    api.post("/v1/queues/lp10/messages", Map.of("body", "again"));
+    Api.Response first =
+        api.post("/v1/queues/lp10/messages/receive", Map.of("visibilityTimeoutSeconds", 1));
+    assertThat(first.json().get("messages")).hasSize(1);
+    long start = System.nanoTime();
+    Api.Response r = api.post("/v1/queues/lp10/messages/receive", Map.of("waitSeconds", 20));
+    long tookMs = (System.nanoTime() - start) / 1_000_000;
+    assertThat(r.json().get("messages")).hasSize(1);
+    assertThat(tookMs).isBetween(200L, 10_000L);
+  }
+
+  @Test
+  void aPollDoesNotSpinOnVisibleMessagesItDoesNotMatch() throws Exception {
+    api.put("/v1/queues/lp9", null);
+    api.post("/v1/queues/lp9/messages", Map.of("body", Map.of("kind", "other")));
+    long before = indexScans("q_lp9");
+    Api.Response r =
+        api.post(
+            "/v1/queues/lp9/messages/receive",
+            Map.of("waitSeconds", 3, "match", Map.of("kind", "mine")));
+    assertThat(r.json().get("messages")).isEmpty();
+    Thread.sleep(1_200); // statistics reach the view within a second
+    assertThat(indexScans("q_lp9") - before).as("index scans while waiting").isLessThan(50);
+  }
+
+  @Test
+  void aWorkerPollDoesNotSpinOnRunsOfAnotherVersion() throws Exception {
+    assertThat(api.post("/v1/workflows/lpv/runs", Map.of("version", 1, "input", 1)).status())
+        .isEqualTo(201);
+    long before = indexScans("q___wf_lpv");
+    Api.Response r =
+        api.post("/v1/workflows/lpv/tasks/poll", Map.of("versions", List.of(2), "waitSeconds", 3));
+    assertThat(r.json().get("tasks")).isEmpty();
+    Thread.sleep(1_200);
+    assertThat(indexScans("q___wf_lpv") - before).as("index scans while waiting").isLessThan(50);
+    // The run is still there for a worker of its version.
+    Api.Response mine =
+        api.post("/v1/workflows/lpv/tasks/poll", Map.of("versions", List.of(1), "waitSeconds", 3));
+    assertThat(mine.json().get("tasks")).hasSize(1);
+  }
+
+  private static long indexScans(String table) throws Exception {
+    try (Connection c = server.database().connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_user_tables"
+                    + " WHERE schemaname = 'queue' AND relname = '"
+                    + table
+                    + "'")) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 

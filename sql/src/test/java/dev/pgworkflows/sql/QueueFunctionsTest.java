@@ -51,6 +51,19 @@ class QueueFunctionsTest {
   }
 
   @Test
+  void nextVisibleAtLooksOnlyAhead() throws SQLException {
+    q.create("ahead", false, 30, null);
+    String next = "SELECT coalesce(extract(epoch FROM queue.next_visible_at('ahead') - now()), -1)";
+    assertThat(q.scalarLong(next)).as("empty queue").isEqualTo(-1);
+    q.send("ahead", "{}");
+    assertThat(q.scalarLong(next)).as("visible now: nothing ahead").isEqualTo(-1);
+    q.send("ahead", "{}", null, 60, null);
+    assertThat(q.scalarLong(next)).as("a delayed message").isBetween(50L, 61L);
+    q.receive("ahead", 1); // leased for 30 s: it becomes visible again before the delayed one
+    assertThat(q.scalarLong(next)).as("a lease running out").isBetween(20L, 31L);
+  }
+
+  @Test
   void createIsIdempotentAndConflictsOnOtherSettings() throws SQLException {
     assertThat(q.create("orders", false, 30, null)).isTrue();
     assertThat(q.create("orders", false, 30, null)).isFalse();

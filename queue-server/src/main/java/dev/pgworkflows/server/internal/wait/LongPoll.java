@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LongPoll {
   private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
+  private static final long RETRY_PAST_MS = 10;
 
   private final Waiters waiters;
   private final Timers timers;
@@ -118,7 +119,11 @@ public final class LongPoll {
         io);
   }
 
-  /** Makes sure a timer will wake the queue when its next message becomes receivable. */
+  /**
+   * Makes sure a timer will wake the queue when its next message becomes receivable: one whose
+   * visibility time is still ahead. A message visible now that the poll did not get is not one to
+   * wake it for (it did not match, or another poll holds it).
+   */
   private void armTimer(String queue, long horizonNanos) {
     if (timers.isSet(queue)) {
       return;
@@ -128,8 +133,12 @@ public final class LongPoll {
           .apply(queue)
           .ifPresent(
               at -> {
-                if (at.isBefore(Instant.now().plusNanos(horizonNanos))) {
-                  timers.wakeAt(queue, at);
+                Instant now = Instant.now();
+                if (at.isBefore(now.plusNanos(horizonNanos))) {
+                  // The database answers only with times still ahead by its clock; one already
+                  // past by ours (the clocks differ) is tried again shortly, not at once, so the
+                  // difference cannot turn into a loop of wake-ups.
+                  timers.wakeAt(queue, at.isAfter(now) ? at : now.plusMillis(RETRY_PAST_MS));
                 }
               });
     } catch (RuntimeException e) {
