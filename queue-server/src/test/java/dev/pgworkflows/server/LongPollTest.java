@@ -138,6 +138,31 @@ class LongPollTest {
     assertThat(mine.json().get("tasks")).hasSize(1);
   }
 
+  @Test
+  void aWakeUpThePollWaitingLongestCannotUseReachesOneThatCan() throws Exception {
+    api.put("/v1/queues/lp11", null);
+    CompletableFuture<Api.Response> wantsA =
+        CompletableFuture.supplyAsync(
+            () ->
+                api.post(
+                    "/v1/queues/lp11/messages/receive",
+                    Map.of("waitSeconds", 10, "match", Map.of("kind", "a"))));
+    settle();
+    CompletableFuture<Api.Response> wantsB =
+        CompletableFuture.supplyAsync(
+            () ->
+                api.post(
+                    "/v1/queues/lp11/messages/receive",
+                    Map.of("waitSeconds", 10, "match", Map.of("kind", "b"))));
+    settle();
+    long sentAt = System.nanoTime();
+    api.post("/v1/queues/lp11/messages", Map.of("body", Map.of("kind", "b")));
+    Api.Response b = wantsB.get();
+    assertThat(b.json().get("messages")).hasSize(1);
+    assertThat((System.nanoTime() - sentAt) / 1_000_000).isLessThan(5_000);
+    assertThat(wantsA.get().json().get("messages")).isEmpty();
+  }
+
   private static long indexScans(String table) throws Exception {
     try (Connection c = server.database().connect();
         Statement s = c.createStatement();

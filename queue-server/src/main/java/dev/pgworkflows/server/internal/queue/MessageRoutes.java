@@ -147,7 +147,12 @@ public final class MessageRoutes {
       Json.respond(ctx, 200, Map.of("messages", store.receive(queue, max, vt, match)));
       return;
     }
-    var result = longPoll.poll(queue, wait * 1000L, () -> store.receive(queue, max, vt, match));
+    var result =
+        longPoll.poll(
+            queue,
+            match == null ? "" : match,
+            wait * 1000L,
+            () -> store.receive(queue, max, vt, match));
     if (result.isDone() && !result.isCompletedExceptionally()) {
       Json.respond(ctx, 200, Map.of("messages", result.join()));
       return;

@@ -1,8 +1,10 @@
 package dev.pgworkflows.server.internal.wait;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,29 +46,36 @@ public final class LongPoll {
   /**
    * Receives now, or waits up to {@code waitMillis} for something to receive. The first attempt
    * runs on the caller's thread, so a poll that finds messages completes before this returns.
+   * {@code key} names what this poll takes (its match, or its versions): polls with the same key
+   * take the same messages.
    *
    * @return the messages, possibly empty after the wait ran out
    */
   public <T> CompletableFuture<List<T>> poll(
-      String queue, long waitMillis, Supplier<List<T>> receive) {
+      String queue, String key, long waitMillis, Supplier<List<T>> receive) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     CompletableFuture<List<T>> result = new CompletableFuture<>();
-    attempt(queue, deadline, receive, result, true);
+    attempt(queue, key, deadline, receive, result, null);
     return result;
   }
 
+  /**
+   * One receive. {@code woken} is what woke this attempt: the keys its wake-up already tried in
+   * vain; null for the first attempt.
+   */
   private <T> void attempt(
       String queue,
+      String key,
       long deadline,
       Supplier<List<T>> receive,
       CompletableFuture<List<T>> result,
-      boolean first) {
-    Waiters.Waiter w = waiters.register(queue);
+      Set<String> woken) {
+    Waiters.Waiter w = waiters.register(queue, key);
     List<T> got;
     try {
       got = receive.get();
     } catch (RuntimeException e) {
-      if (first) {
+      if (woken == null) {
         waiters.remove(w);
         if (w.isDone()) {
           waiters.wakeOne(queue); // do not swallow a wake-up meant for someone
@@ -77,14 +86,21 @@ public final class LongPoll {
       // The database went away while we waited: keep waiting, and try again on the next
       // wake-up or fallback tick, so polls survive a restart of PostgreSQL.
       log.debug("receive on {} failed while waiting: {}", queue, e.getMessage());
-      got = List.of();
+      got = null;
     }
-    if (!got.isEmpty()) {
+    if (got != null && !got.isEmpty()) {
       waiters.remove(w);
       // There may be more than we took, or our registration may have absorbed a wake-up.
       waiters.wakeOne(queue);
       result.complete(got);
       return;
+    }
+    if (got != null && woken != null) {
+      // Woken for something this poll cannot take (another match, other versions), or that
+      // another poll took first: a poll of another kind may take it.
+      Set<String> tried = new HashSet<>(woken);
+      tried.add(key);
+      waiters.passOn(queue, tried);
     }
     long remainingNanos = deadline - System.nanoTime();
     if (remainingNanos <= 0) {
@@ -104,16 +120,18 @@ public final class LongPoll {
             },
             remainingNanos,
             TimeUnit.NANOSECONDS);
-    w.thenRunAsync(
-        () -> {
-          boolean timedOut = !timeout.cancel(false);
+    w.thenAcceptAsync(
+        tried -> {
+          if (tried == null) {
+            result.complete(List.of()); // the wait ran out
+            return;
+          }
+          timeout.cancel(false);
           if (System.nanoTime() - deadline >= 0) {
-            if (!timedOut) {
-              waiters.wakeOne(queue); // a wake-up that came too late for us goes to the next poll
-            }
+            waiters.passOn(queue, tried); // a wake-up that came too late for us
             result.complete(List.of());
           } else {
-            attempt(queue, deadline, receive, result, false);
+            attempt(queue, key, deadline, receive, result, tried);
           }
         },
         io);

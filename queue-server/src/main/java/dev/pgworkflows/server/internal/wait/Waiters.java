@@ -14,21 +14,32 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * passes the wake-up on ({@link #wakeOne} again), because one notification can stand for many
  * messages. So a burst reaches as many waiters as it has messages, and one message wakes one poll
  * rather than a herd.
+ *
+ * <p>Polls on one queue may take different messages (a receive's match, a worker's versions): each
+ * waiter has a key for what it takes. A poll woken for nothing it could take passes the wake-up on
+ * to a waiter with a key not yet tried by that wake-up ({@link #passOn}), so the message reaches a
+ * poll that can take it, and a wake-up visits each kind of poll at most once.
  */
 public final class Waiters {
-  /** One waiting poll; completes normally when woken. */
-  public static final class Waiter extends CompletableFuture<Void> {
+  /**
+   * One waiting poll. Completes with the keys its wake-up already tried in vain (empty for a fresh
+   * wake-up), or with null when it stops waiting for another reason (its wait ran out).
+   */
+  public static final class Waiter extends CompletableFuture<Set<String>> {
     final String queue;
+    final String key;
 
-    Waiter(String queue) {
+    Waiter(String queue, String key) {
       this.queue = queue;
+      this.key = key;
     }
   }
 
   private final ConcurrentHashMap<String, Deque<Waiter>> byQueue = new ConcurrentHashMap<>();
 
-  public Waiter register(String queue) {
-    Waiter w = new Waiter(queue);
+  /** Registers a poll on {@code queue} that takes what {@code key} names. */
+  public Waiter register(String queue, String key) {
+    Waiter w = new Waiter(queue, key);
     byQueue.computeIfAbsent(queue, q -> new ConcurrentLinkedDeque<>()).addLast(w);
     return w;
   }
@@ -43,13 +54,29 @@ public final class Waiters {
 
   /** Wakes the longest-waiting poll of the queue; false when none was waiting. */
   public boolean wakeOne(String queue) {
+    return passOn(queue, Set.of());
+  }
+
+  /**
+   * Wakes the longest-waiting poll of the queue whose key is not in {@code tried}; false when there
+   * is none.
+   */
+  public boolean passOn(String queue, Set<String> tried) {
     Deque<Waiter> d = byQueue.get(queue);
     if (d == null) {
       return false;
     }
-    Waiter w;
-    while ((w = d.pollFirst()) != null) {
-      if (w.complete(null)) {
+    if (tried.isEmpty()) {
+      Waiter w;
+      while ((w = d.pollFirst()) != null) {
+        if (w.complete(tried)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    for (Waiter w : d) {
+      if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
         return true;
       }
     }

@@ -136,7 +136,10 @@ public final class WorkerRoutes {
     }
     var result =
         longPoll.poll(
-            "__wf_" + name, wait * 1000L, () -> store.poll(name, req.versions(), max, lease));
+            "__wf_" + name,
+            req.versions().toString(),
+            wait * 1000L,
+            () -> store.poll(name, req.versions(), max, lease));
     if (result.isDone() && !result.isCompletedExceptionally()) {
       Json.respond(ctx, 200, Map.of("tasks", result.join()));
       return;
