@@ -1,0 +1,44 @@
+package dev.pgworkflows.server.internal.wait;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class WaitersTest {
+
+  @Test
+  void aWakeUpGoesToTheLongestWaitingPoll() {
+    Waiters waiters = new Waiters();
+    Waiters.Waiter first = waiters.register("q", "a");
+    Waiters.Waiter second = waiters.register("q", "b");
+    assertThat(waiters.wakeOne("q")).isTrue();
+    assertThat(first.getNow(null)).isEmpty();
+    assertThat(second.isDone()).isFalse();
+    assertThat(waiters.wakeOne("other")).isFalse();
+  }
+
+  @Test
+  void aPassedOnWakeUpSkipsTheKindsItTriedAndEndsWhenNoneIsLeft() {
+    Waiters waiters = new Waiters();
+    Waiters.Waiter a1 = waiters.register("q", "a");
+    Waiters.Waiter a2 = waiters.register("q", "a");
+    Waiters.Waiter b = waiters.register("q", "b");
+    assertThat(waiters.passOn("q", Set.of("a"))).isTrue();
+    assertThat(b.getNow(null)).containsExactly("a");
+    assertThat(a1.isDone()).isFalse();
+    assertThat(a2.isDone()).isFalse();
+    assertThat(waiters.passOn("q", Set.of("a", "b"))).isFalse();
+    assertThat(waiters.waiting()).isEqualTo(2);
+  }
+
+  @Test
+  void aWaiterThatStoppedWaitingIsPassedOver() {
+    Waiters waiters = new Waiters();
+    Waiters.Waiter gone = waiters.register("q", "a");
+    Waiters.Waiter next = waiters.register("q", "b");
+    gone.complete(null); // its wait ran out as the wake-up came
+    assertThat(waiters.wakeOne("q")).isTrue();
+    assertThat(next.isDone()).isTrue();
+  }
+}
