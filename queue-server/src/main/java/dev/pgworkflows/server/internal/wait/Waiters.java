@@ -66,15 +66,7 @@ public final class Waiters {
     if (d == null) {
       return false;
     }
-    if (tried.isEmpty()) {
-      Waiter w;
-      while ((w = d.pollFirst()) != null) {
-        if (w.complete(tried)) {
-          return true;
-        }
-      }
-      return false;
-    }
+    // In arrival order; a fresh wake-up takes the first, found at the head.
     for (Waiter w : d) {
       if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
         return true;
