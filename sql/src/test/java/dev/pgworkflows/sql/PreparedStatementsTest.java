@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
@@ -11,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * send, receive and delete run statements prepared once per session. PREPARE is not transactional,
  * the session setting that remembers it is: both cases, and a queue dropped and created again under
- * its name, must keep working on the same connection.
+ * its name, must keep working on the same connection; and a statement whose text a migration
+ * changed while the session stayed open runs the new text.
  */
 class PreparedStatementsTest {
 
@@ -76,5 +79,68 @@ class PreparedStatementsTest {
       assertThat(m.groupId()).isEqualTo("o'brien");
       assertThat(q.scalarLong("SELECT count(*) FROM queue.q_quotes WHERE body @> '{}'")).isOne();
     }
+  }
+
+  @Test
+  void aStatementWhoseTextChangedIsPreparedAgainInTheSameSession() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
+      String preparedAt = preparedAt(q);
+      // The same text again is a hit: not prepared again.
+      assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
+      assertThat(preparedAt(q)).isEqualTo(preparedAt);
+      // A later function body with another text under the same name gets its own text.
+      assertThat(runPrepared(c, "SELECT $1 + 2")).isEqualTo(43);
+      assertThat(
+              q.scalarLong(
+                  "SELECT count(*) FROM pg_prepared_statements"
+                      + " WHERE name = 'p_text' AND statement LIKE '%$1 + 2'"))
+          .isOne();
+      // And the first text again, as a session of an older body would ask.
+      assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
+    }
+  }
+
+  @Test
+  void aStatementTheSettingForgotIsNotPreparedTwice() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
+      String preparedAt = preparedAt(q);
+      try (Statement s = c.createStatement()) {
+        s.execute("RESET queue.prepared");
+      }
+      assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
+      assertThat(preparedAt(q)).isEqualTo(preparedAt);
+    }
+  }
+
+  /**
+   * Asks prepared_sql for statement p_text with this text and 41 as its argument, as a function
+   * body does, and runs the command it answers.
+   */
+  private static long runPrepared(Connection c, String text) throws SQLException {
+    String command;
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT queue.prepared_sql('p_text', 'unused', ?, 'bigint', '41')")) {
+      ps.setString(1, text);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        command = rs.getString(1);
+      }
+    }
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(command)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static String preparedAt(QueueSql q) throws SQLException {
+    return String.valueOf(
+        q.scalarLong(
+            "SELECT (extract(epoch FROM prepare_time) * 1000000)::bigint"
+                + " FROM pg_prepared_statements WHERE name = 'p_text'"));
   }
 }
