@@ -21,7 +21,7 @@ final class Pg implements AutoCloseable {
 
   Pg() throws IOException {
     // Same settings for both systems; durable commits as in production.
-    pg =
+    EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setServerConfig("max_connections", "300")
             .setServerConfig("shared_buffers", "512MB")
@@ -30,8 +30,15 @@ final class Pg implements AutoCloseable {
             .setServerConfig("shared_preload_libraries", "pg_stat_statements")
             .setServerConfig("pg_stat_statements.track", System.getProperty("bench.track", "top"))
             .setServerConfig(
-                "pg_stat_statements.track_planning", System.getProperty("bench.planning", "off"))
-            .start();
+                "pg_stat_statements.track_planning", System.getProperty("bench.planning", "off"));
+    // -Dbench.pg.<setting>=<value> sets any other server setting, for diagnosis
+    // (e.g. -Dbench.pg.log_lock_waits=on); the benchmark's own runs set none.
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith("bench.pg.")) {
+        builder.setServerConfig(key.substring("bench.pg.".length()), System.getProperty(key));
+      }
+    }
+    pg = builder.start();
     try {
       exec("postgres", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     } catch (SQLException e) {
