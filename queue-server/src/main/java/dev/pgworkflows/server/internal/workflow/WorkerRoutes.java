@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -137,7 +138,7 @@ public final class WorkerRoutes {
     var result =
         longPoll.poll(
             "__wf_" + name,
-            req.versions().toString(),
+            waitKey(req.versions()),
             wait * 1000L,
             () -> store.poll(name, req.versions(), max, lease));
     if (result.isDone() && !result.isCompletedExceptionally()) {
@@ -145,6 +146,14 @@ public final class WorkerRoutes {
       return;
     }
     ctx.future(() -> result.thenAccept(tasks -> Json.respond(ctx, 200, Map.of("tasks", tasks))));
+  }
+
+  /**
+   * What a waiting poll can take, for passing on a wake-up it could not use: polls that list the
+   * same versions in another order take the same runs and are one kind.
+   */
+  static String waitKey(List<Integer> versions) {
+    return new TreeSet<>(versions).toString();
   }
 
   private void registerVersions(String name, List<Integer> versions) {
