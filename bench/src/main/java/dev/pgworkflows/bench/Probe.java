@@ -20,8 +20,10 @@ import java.util.List;
  * </ul>
  *
  * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue and burn modes also print the
- * statements that took the most time, nested ones included, with how often each was planned. {@code
- * -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
+ * statements that took the most time, nested ones included, with how often each was planned
+ * ({@code -Dprobe.statements=N} of them, default 25). {@code -Dprobe.pool=N} sets the server's
+ * connection pool (default 20, as in the benchmark); {@code -Dbench.pg.<setting>=<value>} sets a
+ * PostgreSQL setting (e.g. {@code log_lock_waits}). {@code -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
  * a burn-down of N runs and 10 s of steady workflow load before the measured queue rounds, on the
  * same database and JVM (as the benchmark ran its queue levels until they got a contender of their
  * own).
@@ -39,7 +41,7 @@ public final class Probe {
     int size = args.length > 1 ? Integer.parseInt(args[1]) : queue ? 4 : 5000;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     try (Pg pg = new Pg();
-        Ours o = new Ours(pg, 20)) {
+        Ours o = new Ours(pg, Integer.getInteger("probe.pool", 20))) {
       for (int i = 0; i < (queue ? 4 : 6); i++) {
         double rate = queue ? o.queueCycles(size, 5) : 3 * 3000 / o.burnDown(3000);
         System.err.printf("warm-up %d: %.0f%n", i + 1, rate);
@@ -101,7 +103,7 @@ public final class Probe {
    */
   private static void steady(double rate, double seconds) throws Exception {
     try (Pg pg = new Pg();
-        Ours o = new Ours(pg, 20)) {
+        Ours o = new Ours(pg, Integer.getInteger("probe.pool", 20))) {
       for (int i = 0; i < 6; i++) {
         System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
       }
@@ -150,7 +152,7 @@ public final class Probe {
             + " plans || '/' || round(total_plan_time::numeric, 1) AS \"plans/ms\","
             + " shared_blks_hit AS buffers",
         "true",
-        25);
+        Integer.getInteger("probe.statements", 25));
   }
 
   /** The statements that took the most time, with {@code columns} of pg_stat_statements. */
