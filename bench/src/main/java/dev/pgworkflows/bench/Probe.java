@@ -20,13 +20,13 @@ import java.util.List;
  * </ul>
  *
  * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue and burn modes also print the
- * statements that took the most time, nested ones included, with how often each was planned
- * ({@code -Dprobe.statements=N} of them, default 25). {@code -Dprobe.pool=N} sets the server's
- * connection pool (default 20, as in the benchmark); {@code -Dbench.pg.<setting>=<value>} sets a
- * PostgreSQL setting (e.g. {@code log_lock_waits}). {@code -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
- * a burn-down of N runs and 10 s of steady workflow load before the measured queue rounds, on the
- * same database and JVM (as the benchmark ran its queue levels until they got a contender of their
- * own).
+ * statements that took the most time, nested ones included, with how often each was planned ({@code
+ * -Dprobe.statements=N} of them, default 25). {@code -Dprobe.pool=N} sets the server's connection
+ * pool (default 20, as in the benchmark); {@code -Dbench.pg.<setting>=<value>} sets a PostgreSQL
+ * setting (e.g. {@code log_lock_waits}). {@code -Dbench.concurrency=N} sets the workers'
+ * concurrency (default 32); {@code -Dprobe.preload=N} runs a burn-down of N runs and 10 s of steady
+ * workflow load before the measured queue rounds, on the same database and JVM (as the benchmark
+ * ran its queue levels until they got a contender of their own).
  */
 public final class Probe {
   private Probe() {}

@@ -86,7 +86,7 @@ class PreparedStatementsTest {
     try (Connection c = TestDatabase.fresh().connect()) {
       QueueSql q = new QueueSql(c);
       assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
-      String preparedAt = preparedAt(q);
+      long preparedAt = preparedAt(q);
       // The same text again is a hit: not prepared again.
       assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
       assertThat(preparedAt(q)).isEqualTo(preparedAt);
@@ -107,7 +107,7 @@ class PreparedStatementsTest {
     try (Connection c = TestDatabase.fresh().connect()) {
       QueueSql q = new QueueSql(c);
       assertThat(runPrepared(c, "SELECT $1 + 1")).isEqualTo(42);
-      String preparedAt = preparedAt(q);
+      long preparedAt = preparedAt(q);
       try (Statement s = c.createStatement()) {
         s.execute("RESET queue.prepared");
       }
@@ -137,10 +137,10 @@ class PreparedStatementsTest {
     }
   }
 
-  private static String preparedAt(QueueSql q) throws SQLException {
-    return String.valueOf(
-        q.scalarLong(
-            "SELECT (extract(epoch FROM prepare_time) * 1000000)::bigint"
-                + " FROM pg_prepared_statements WHERE name = 'p_text'"));
+  /** When the session prepared p_text, in microseconds. */
+  private static long preparedAt(QueueSql q) throws SQLException {
+    return q.scalarLong(
+        "SELECT (extract(epoch FROM prepare_time) * 1000000)::bigint"
+            + " FROM pg_prepared_statements WHERE name = 'p_text'");
   }
 }
