@@ -41,6 +41,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.AbstractConnector;
+import org.eclipse.jetty.server.Connector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +53,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class QueueServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueServer.class);
+
+  /** Header-field cache per connection, in trie nodes (see where it is set). */
+  private static final int HEADER_CACHE = 256;
+
+  /** Connection idle timeout: the longest poll wait (30 s) with a margin. */
+  private static final long IDLE_TIMEOUT_MS = 60_000;
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
@@ -171,6 +179,11 @@ public final class QueueServer implements AutoCloseable {
               cfg.http.asyncTimeout = 45_000;
               cfg.jetty.port = config.port();
               cfg.jetty.modifyServer(server -> server.setErrorHandler(new JettyProblems()));
+              // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
+              // bytes: 1,024 by default, 96 KiB for every open connection once it has served a
+              // request, and a long-poll client holds its connection open. 1,000 waiting polls
+              // held 96 MiB of it; a worker's repeated headers fit in a quarter of that.
+              cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(HEADER_CACHE));
               Problems.install(cfg);
               cfg.routes.before(RequestIds::assign);
               tracing.register(cfg.routes);
@@ -185,6 +198,14 @@ public final class QueueServer implements AutoCloseable {
               workerRoutes.register(cfg.routes);
             });
     app.start();
+    // A connection idle for the connector's timeout (Jetty's default: 30 s) is closed, and a long
+    // poll may wait 30 s: a poll answered as the timeout fires could see its connection closed
+    // under it (in a run with 1,000 waiting polls, dozens were). Idle connections get 30 s more.
+    for (Connector connector : app.jettyServer().server().getConnectors()) {
+      if (connector instanceof AbstractConnector c) {
+        c.setIdleTimeout(IDLE_TIMEOUT_MS);
+      }
+    }
     delivery.start();
     sweeper.start(scheduler);
     log.info("pgworkflows server listening on port {}", app.port());
