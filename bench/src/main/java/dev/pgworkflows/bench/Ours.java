@@ -42,18 +42,34 @@ final class Ours implements Contender {
   private final Workflow<Integer, Integer> sleeper;
 
   Ours(Pg pg, int poolSize) throws Exception {
+    this(pg, pg.freshDatabase("ours"), poolSize);
+  }
+
+  private Ours(Pg pg, String db, int poolSize) throws Exception {
+    this(pg, db, startServer(pg, db, poolSize), null);
+  }
+
+  /** Against a server running elsewhere (another process) on {@code db}. */
+  static Ours at(Pg pg, String db, String url) throws Exception {
+    return new Ours(pg, db, null, url);
+  }
+
+  private static QueueServer startServer(Pg pg, String db, int poolSize) {
+    return QueueServer.start(
+        ServerConfig.from(
+            Map.of(
+                "WORKFLOWS_PORT", "0",
+                "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
+                "DATABASE_URL", pg.jdbcUrl(db),
+                "WORKFLOWS_DATABASE_USER", "postgres",
+                "WORKFLOWS_DATABASE_PASSWORD", "postgres")));
+  }
+
+  private Ours(Pg pg, String db, QueueServer server, String externalUrl) throws Exception {
     this.pg = pg;
-    this.db = pg.freshDatabase("ours");
-    this.server =
-        QueueServer.start(
-            ServerConfig.from(
-                Map.of(
-                    "WORKFLOWS_PORT", "0",
-                    "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
-                    "DATABASE_URL", pg.jdbcUrl(db),
-                    "WORKFLOWS_DATABASE_USER", "postgres",
-                    "WORKFLOWS_DATABASE_PASSWORD", "postgres")));
-    this.url = "http://localhost:" + server.port();
+    this.db = db;
+    this.server = server;
+    this.url = server != null ? "http://localhost:" + server.port() : externalUrl;
     this.client = WorkflowClient.connect(url);
     this.three =
         Workflow.define("bench3", Integer.class, Integer.class)
@@ -90,7 +106,81 @@ final class Ours implements Contender {
     Recorder r = rec;
     r.mark(seq, start);
     r.mark(seq, end);
+    if (end == 5) {
+      lastStep.accept(seq);
+    }
     return start;
+  }
+
+  /** Told of every run whose last step runs (a step may run more than once). */
+  private volatile java.util.function.IntConsumer lastStep = seq -> {};
+
+  /** What one interval of {@link #closedLoop} saw. */
+  record Interval(double seconds, long runs) {}
+
+  /**
+   * Closed loop: 8 threads start runs whenever fewer than {@code inFlight} are unfinished, for
+   * {@code total}; {@code each} hears, every {@code interval}, how many runs reached their last
+   * step in it. Returns when the time is up and every started run has completed.
+   */
+  void closedLoop(
+      Duration total, int inFlight, Duration interval, java.util.function.Consumer<Interval> each)
+      throws Exception {
+    Recorder r = new Recorder();
+    rec = r;
+    long floor = newestRun();
+    java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(inFlight);
+    java.util.Set<Integer> finished = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    AtomicLong done = new AtomicLong();
+    lastStep =
+        seq -> {
+          if (finished.add(seq)) {
+            done.incrementAndGet();
+            room.release();
+          }
+        };
+    List<Worker> workers = serve(three, WORKERS);
+    AtomicLong started = new AtomicLong();
+    long end = System.nanoTime() + total.toNanos();
+    List<Thread> starters = new ArrayList<>();
+    try {
+      for (int t = 0; t < 8; t++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  try {
+                    while (System.nanoTime() < end) {
+                      if (room.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                        client.start("bench3", seqs.incrementAndGet());
+                        started.incrementAndGet();
+                      }
+                    }
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "starter-" + t);
+        starters.add(th);
+        th.start();
+      }
+      long last = System.nanoTime();
+      long lastDone = 0;
+      while (last < end) {
+        Thread.sleep(Math.max(1, Math.min(interval.toMillis(), (end - last) / 1_000_000)));
+        long now = System.nanoTime();
+        long d = done.get();
+        each.accept(new Interval((now - last) / 1e9, d - lastDone));
+        last = now;
+        lastDone = d;
+      }
+      for (Thread th : starters) {
+        th.join();
+      }
+      awaitCompleted("bench3", floor, (int) started.get(), null, Duration.ofMinutes(5));
+    } finally {
+      lastStep = seq -> {};
+      close(workers);
+    }
   }
 
   /** The database this contender runs on. */
@@ -382,6 +472,8 @@ final class Ours implements Contender {
 
   @Override
   public void close() {
-    server.close();
+    if (server != null) {
+      server.close();
+    }
   }
 }
