@@ -41,8 +41,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.server.AbstractConnector;
-import org.eclipse.jetty.server.Connector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,9 +54,6 @@ public final class QueueServer implements AutoCloseable {
 
   /** Header-field cache per connection, in trie nodes (see where it is set). */
   private static final int HEADER_CACHE = 256;
-
-  /** Connection idle timeout: the longest poll wait (30 s) with a margin. */
-  private static final long IDLE_TIMEOUT_MS = 60_000;
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
@@ -198,14 +193,6 @@ public final class QueueServer implements AutoCloseable {
               workerRoutes.register(cfg.routes);
             });
     app.start();
-    // A connection idle for the connector's timeout (Jetty's default: 30 s) is closed, and a long
-    // poll may wait 30 s: a poll answered as the timeout fires could see its connection closed
-    // under it (in a run with 1,000 waiting polls, dozens were). Idle connections get 30 s more.
-    for (Connector connector : app.jettyServer().server().getConnectors()) {
-      if (connector instanceof AbstractConnector c) {
-        c.setIdleTimeout(IDLE_TIMEOUT_MS);
-      }
-    }
     delivery.start();
     sweeper.start(scheduler);
     log.info("pgworkflows server listening on port {}", app.port());
