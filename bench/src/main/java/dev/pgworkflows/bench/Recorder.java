@@ -14,12 +14,31 @@ final class Recorder {
   private final ConcurrentHashMap<Integer, long[]> marks = new ConcurrentHashMap<>();
 
   private final AtomicInteger reachedLast = new AtomicInteger();
+  private final boolean keep;
+
+  Recorder() {
+    this(true);
+  }
+
+  private Recorder(boolean keep) {
+    this.keep = keep;
+  }
+
+  /** A recorder that keeps no timestamps, for loads too long to hold one per run in memory. */
+  static Recorder nothingKept() {
+    return new Recorder(false);
+  }
 
   void intended(int seq, long nanos) {
-    slot(seq)[0] = nanos;
+    if (keep) {
+      slot(seq)[0] = nanos;
+    }
   }
 
   void mark(int seq, int index) {
+    if (!keep) {
+      return;
+    }
     long[] s = slot(seq);
     if (s[index] == 0) {
       s[index] = System.nanoTime();

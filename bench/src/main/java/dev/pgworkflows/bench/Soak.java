@@ -58,10 +58,12 @@ public final class Soak {
       long t0 = System.nanoTime();
       Pg.Cpu[] cpu = {Pg.cpu()};
       System.out.printf(
-          "%7s %8s %9s %10s %10s %10s %10s %10s %8s%n",
+          "%7s %8s %9s %9s %9s %10s %10s %10s %10s %10s %8s%n",
           "minute",
           "runs/s",
           "CPU/1k",
+          "JVM/1k",
+          "PG/1k",
           "q dead",
           "run dead",
           "step dead",
@@ -74,12 +76,23 @@ public final class Soak {
           Duration.ofMillis((long) (intervalSeconds * 1000)),
           iv -> {
             Pg.Cpu now = Pg.cpu();
-            double cpuPer1k = now.since(cpu[0]) / Math.max(1, 3 * iv.runs()) * 1000;
+            double steps = Math.max(1, 3 * iv.runs());
+            double all = now.since(cpu[0]);
+            double jvm = now.jvm() - cpu[0].jvm();
             cpu[0] = now;
+            double cpuPer1k = all / steps * 1000;
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("minute", Math.round((System.nanoTime() - t0) / 6e8) / 100.0);
             row.put("runs/s", iv.runs() / iv.seconds());
             row.put("CPU s per 1k steps", cpuPer1k);
+            row.put("JVM CPU s per 1k steps", jvm / steps * 1000);
+            row.put("PostgreSQL CPU s per 1k steps", (all - jvm) / steps * 1000);
+            row.put(
+                "JVM heap used MiB",
+                java.lang.management.ManagementFactory.getMemoryMXBean()
+                        .getHeapMemoryUsage()
+                        .getUsed()
+                    / 1048576.0);
             try {
               row.put("tables", tables(pg, db));
             } catch (Exception e) {
@@ -140,10 +153,12 @@ public final class Soak {
       vacuums += table(row, t, "autovacuums");
     }
     System.out.printf(
-        "%7.2f %8.0f %9.3f %10d %10d %10d %10.1f %10.1f %8d%n",
+        "%7.2f %8.0f %9.3f %9.3f %9.3f %10d %10d %10d %10.1f %10.1f %8d%n",
         (double) row.get("minute"),
         (double) row.get("runs/s"),
         (double) row.get("CPU s per 1k steps"),
+        (double) row.get("JVM CPU s per 1k steps"),
+        (double) row.get("PostgreSQL CPU s per 1k steps"),
         table(row, "q___wf_bench3", "dead"),
         table(row, "workflow_run", "dead"),
         table(row, "workflow_step", "dead"),
