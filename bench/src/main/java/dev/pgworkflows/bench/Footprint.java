@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -153,11 +154,8 @@ public final class Footprint {
     cmd.addAll(
         List.of("-cp", System.getProperty("java.class.path"), "dev.pgworkflows.server.Main"));
     ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(Ours.serverEnvironment(pg, db, 20));
     pb.environment().put("WORKFLOWS_PORT", Integer.toString(port));
-    pb.environment().put("DATABASE_URL", pg.jdbcUrl(db));
-    pb.environment().put("WORKFLOWS_DATABASE_USER", "postgres");
-    pb.environment().put("WORKFLOWS_DATABASE_PASSWORD", "postgres");
-    pb.environment().put("WORKFLOWS_DB_POOL_SIZE", "20");
     pb.redirectErrorStream(true);
     pb.redirectOutput(new File("footprint-server.log"));
     return pb.start();
@@ -269,7 +267,7 @@ public final class Footprint {
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong withMessage = new AtomicLong();
-    private final Map<String, Long> failures = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Long> failures = new ConcurrentHashMap<>();
 
     IdlePolls(String url, int n) {
       this.url = url;

@@ -15,14 +15,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 /** pgworkflows: the server in this JVM over its own database, SDK workers over HTTP. */
 final class Ours implements Contender {
@@ -36,8 +41,7 @@ final class Ours implements Contender {
   private final WorkflowClient client;
   private volatile Recorder rec = new Recorder();
   private final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
-  private final java.util.concurrent.ConcurrentHashMap<Integer, Long> sleptAt =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Integer, Long> sleptAt = new ConcurrentHashMap<>();
   private final Workflow<Integer, Integer> three;
   private final Workflow<Integer, Integer> sleeper;
 
@@ -55,14 +59,17 @@ final class Ours implements Contender {
   }
 
   private static QueueServer startServer(Pg pg, String db, int poolSize) {
-    return QueueServer.start(
-        ServerConfig.from(
-            Map.of(
-                "WORKFLOWS_PORT", "0",
-                "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
-                "DATABASE_URL", pg.jdbcUrl(db),
-                "WORKFLOWS_DATABASE_USER", "postgres",
-                "WORKFLOWS_DATABASE_PASSWORD", "postgres")));
+    return QueueServer.start(ServerConfig.from(serverEnvironment(pg, db, poolSize)));
+  }
+
+  /** The benchmark's server configuration: on {@code db}, any free port, {@code poolSize}. */
+  static Map<String, String> serverEnvironment(Pg pg, String db, int poolSize) {
+    return Map.of(
+        "WORKFLOWS_PORT", "0",
+        "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
+        "DATABASE_URL", pg.jdbcUrl(db),
+        "WORKFLOWS_DATABASE_USER", "postgres",
+        "WORKFLOWS_DATABASE_PASSWORD", "postgres");
   }
 
   private Ours(Pg pg, String db, QueueServer server, String externalUrl) throws Exception {
@@ -113,7 +120,7 @@ final class Ours implements Contender {
   }
 
   /** Told of every run whose last step runs (a step may run more than once). */
-  private volatile java.util.function.IntConsumer lastStep = seq -> {};
+  private volatile IntConsumer lastStep = seq -> {};
 
   /** What one interval of {@link #closedLoop} saw. */
   record Interval(double seconds, long runs) {}
@@ -123,15 +130,14 @@ final class Ours implements Contender {
    * {@code total}; {@code each} hears, every {@code interval}, how many runs reached their last
    * step in it. Returns when the time is up and every started run has completed.
    */
-  void closedLoop(
-      Duration total, int inFlight, Duration interval, java.util.function.Consumer<Interval> each)
+  void closedLoop(Duration total, int inFlight, Duration interval, Consumer<Interval> each)
       throws Exception {
     // Nothing is kept per run: over half an hour, a timestamp per run would grow this JVM's heap
     // by millions of entries, and the collector's work with it.
     rec = Recorder.nothingKept();
     long floor = newestRun();
-    java.util.concurrent.Semaphore room = new java.util.concurrent.Semaphore(inFlight);
-    java.util.Set<Integer> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Semaphore room = new Semaphore(inFlight);
+    Set<Integer> open = ConcurrentHashMap.newKeySet();
     AtomicLong done = new AtomicLong();
     lastStep =
         seq -> {

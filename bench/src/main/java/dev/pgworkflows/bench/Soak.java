@@ -2,6 +2,7 @@ package dev.pgworkflows.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -89,10 +90,7 @@ public final class Soak {
             row.put("PostgreSQL CPU s per 1k steps", (all - jvm) / steps * 1000);
             row.put(
                 "JVM heap used MiB",
-                java.lang.management.ManagementFactory.getMemoryMXBean()
-                        .getHeapMemoryUsage()
-                        .getUsed()
-                    / 1048576.0);
+                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0);
             try {
               row.put("tables", tables(pg, db));
             } catch (Exception e) {
