@@ -2,7 +2,6 @@ package dev.pgworkflows.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
@@ -67,6 +66,9 @@ public final class Footprint {
     int outAt = a.indexOf("--out");
     Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "footprint.json");
     String jvmFlags = System.getProperty("footprint.jvm", "").trim();
+    Path serverLog =
+        out.resolveSibling(
+            out.getFileName().toString().replaceFirst("\\.json$", "") + "-server.log");
 
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("at", Instant.now().toString());
@@ -80,7 +82,7 @@ public final class Footprint {
       try (ServerSocket s = new ServerSocket(0)) {
         port = s.getLocalPort();
       }
-      Process server = startServer(pg, db, port, jvmFlags);
+      Process server = startServer(pg, db, port, jvmFlags, serverLog);
       try {
         String url = "http://localhost:" + port;
         awaitReady(url, server);
@@ -138,8 +140,8 @@ public final class Footprint {
     return at >= 0 ? Integer.parseInt(a.get(at + 1)) : dflt;
   }
 
-  /** The server from this very jar, as a child process with its log in footprint-server.log. */
-  private static Process startServer(Pg pg, String db, int port, String jvmFlags)
+  /** The server from this very jar, as a child process with its log in {@code log}. */
+  private static Process startServer(Pg pg, String db, int port, String jvmFlags, Path log)
       throws IOException {
     String java =
         ProcessHandle.current()
@@ -157,7 +159,7 @@ public final class Footprint {
     pb.environment().putAll(Ours.serverEnvironment(pg, db, 20));
     pb.environment().put("WORKFLOWS_PORT", Integer.toString(port));
     pb.redirectErrorStream(true);
-    pb.redirectOutput(new File("footprint-server.log"));
+    pb.redirectOutput(log.toFile());
     return pb.start();
   }
 
@@ -166,7 +168,7 @@ public final class Footprint {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline) {
       if (!server.isAlive()) {
-        throw new IllegalStateException("the server exited; see footprint-server.log");
+        throw new IllegalStateException("the server exited; see its log");
       }
       try {
         HttpResponse<Void> res =
@@ -307,6 +309,7 @@ public final class Footprint {
               .timeout(Duration.ofSeconds(60))
               .POST(HttpRequest.BodyPublishers.ofString("{\"waitSeconds\":30,\"max\":1}"))
               .build();
+      long sent = System.nanoTime();
       http.sendAsync(req, HttpResponse.BodyHandlers.ofString())
           .whenComplete(
               (res, err) -> {
@@ -317,7 +320,15 @@ public final class Footprint {
                         err != null
                             ? err.getClass().getSimpleName() + ": " + err.getMessage()
                             : "HTTP " + res.statusCode() + " " + res.body();
-                    failures.merge(why.length() > 200 ? why.substring(0, 200) : why, 1L, Long::sum);
+                    why = why.length() > 200 ? why.substring(0, 200) : why;
+                    // How long the request had been out tells a connection closed under a
+                    // waiting poll (about the wait) from one found closed when it was sent.
+                    long ms = (System.nanoTime() - sent) / 1_000_000;
+                    String after =
+                        ms < 1_000
+                            ? "under 1 s"
+                            : ms < 29_000 ? "1-29 s" : ms < 31_000 ? "29-31 s" : "over 31 s";
+                    failures.merge(why + " (after " + after + ")", 1L, Long::sum);
                   }
                 } else {
                   answered.incrementAndGet();
