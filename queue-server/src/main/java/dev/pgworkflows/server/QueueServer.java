@@ -7,6 +7,7 @@ import dev.pgworkflows.server.internal.db.Pool;
 import dev.pgworkflows.server.internal.db.Sql;
 import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
+import dev.pgworkflows.server.internal.http.IdleConnections;
 import dev.pgworkflows.server.internal.http.JettyProblems;
 import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.http.RequestIds;
@@ -173,7 +174,11 @@ public final class QueueServer implements AutoCloseable {
               cfg.http.maxRequestSize = config.maxBodyBytes();
               cfg.http.asyncTimeout = 45_000;
               cfg.jetty.port = config.port();
-              cfg.jetty.modifyServer(server -> server.setErrorHandler(new JettyProblems()));
+              cfg.jetty.modifyServer(
+                  server -> {
+                    server.setErrorHandler(new JettyProblems());
+                    IdleConnections.outlast(server, LongPoll.MAX_WAIT);
+                  });
               // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
               // bytes: 1,024 by default, 96 KiB for every open connection once it has served a
               // request, and a long-poll client holds its connection open. 1,000 waiting polls

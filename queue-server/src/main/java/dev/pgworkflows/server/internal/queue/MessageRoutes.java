@@ -141,7 +141,8 @@ public final class MessageRoutes {
         req.visibilityTimeoutSeconds() == null
             ? null
             : Params.range("visibilityTimeoutSeconds", req.visibilityTimeoutSeconds(), 0, 0, 43200);
-    int wait = Params.range("waitSeconds", req.waitSeconds(), 0, 0, 30);
+    int wait =
+        Params.range("waitSeconds", req.waitSeconds(), 0, 0, (int) LongPoll.MAX_WAIT.toSeconds());
     String match = req.match() == null ? null : Json.write(req.match());
     if (wait == 0) {
       Json.respond(ctx, 200, Map.of("messages", store.receive(queue, max, vt, match)));

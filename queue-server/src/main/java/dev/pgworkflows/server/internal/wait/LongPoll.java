@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.wait;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +24,9 @@ import org.slf4j.LoggerFactory;
 public final class LongPoll {
   private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
   private static final long RETRY_PAST_MS = 10;
+
+  /** The longest a poll may ask to wait. */
+  public static final Duration MAX_WAIT = Duration.ofSeconds(30);
 
   private final Waiters waiters;
   private final Timers timers;

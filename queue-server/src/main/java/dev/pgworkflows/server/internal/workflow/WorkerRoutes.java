@@ -128,7 +128,8 @@ public final class WorkerRoutes {
       }
     }
     int max = Params.range("max", req.max(), 1, 1, 100);
-    int wait = Params.range("waitSeconds", req.waitSeconds(), 0, 0, 30);
+    int wait =
+        Params.range("waitSeconds", req.waitSeconds(), 0, 0, (int) LongPoll.MAX_WAIT.toSeconds());
     int lease = Params.range("leaseSeconds", req.leaseSeconds(), 60, 1, 43200);
     registerVersions(name, req.versions());
     if (wait == 0) {
