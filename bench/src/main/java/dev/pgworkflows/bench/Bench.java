@@ -37,12 +37,7 @@ public final class Bench {
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
-    // Keep-alive connections the JDK keeps per server (default 5): workers, their completion
-    // senders and the starter threads share one server, and a closed surplus connection costs a
-    // new TCP connection on the next call.
-    if (System.getProperty("http.maxConnections") == null) {
-      System.setProperty("http.maxConnections", "64");
-    }
+    Ours.keepConnections();
     List<String> a = List.of(args);
     boolean quick = a.contains("--quick");
     Settings s =

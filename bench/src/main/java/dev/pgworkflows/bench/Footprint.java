@@ -59,6 +59,7 @@ public final class Footprint {
   }
 
   public static void main(String[] args) throws Exception {
+    Ours.keepConnections();
     List<String> a = List.of(args);
     int polls = intArg(a, "--polls", 1000);
     int runs = intArg(a, "--runs", 10_000);

@@ -54,6 +54,17 @@ final class Ours implements Contender {
   }
 
   /** Against a server running elsewhere (another process) on {@code db}. */
+  /**
+   * Raises the keep-alive connections the JDK keeps per server (default 5), unless given: workers,
+   * their completion senders and the starter threads share one server, and a closed surplus
+   * connection costs a new TCP connection on the next call. Call first in main, before any HTTP.
+   */
+  static void keepConnections() {
+    if (System.getProperty("http.maxConnections") == null) {
+      System.setProperty("http.maxConnections", "64");
+    }
+  }
+
   static Ours at(Pg pg, String db, String url) throws Exception {
     return new Ours(pg, db, null, url);
   }

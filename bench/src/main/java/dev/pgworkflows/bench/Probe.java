@@ -32,7 +32,7 @@ public final class Probe {
   private Probe() {}
 
   public static void main(String[] args) throws Exception {
-    System.setProperty("http.maxConnections", "64");
+    Ours.keepConnections();
     if (args.length > 0 && args[0].equals("steady")) {
       steady(Double.parseDouble(args[1]), Double.parseDouble(args[2]));
       return;

@@ -34,9 +34,7 @@ public final class Soak {
   private Soak() {}
 
   public static void main(String[] args) throws Exception {
-    if (System.getProperty("http.maxConnections") == null) {
-      System.setProperty("http.maxConnections", "64");
-    }
+    Ours.keepConnections();
     List<String> a = List.of(args);
     double minutes = doubleArg(a, "--minutes", 30);
     int inFlight = (int) doubleArg(a, "--in-flight", 500);
