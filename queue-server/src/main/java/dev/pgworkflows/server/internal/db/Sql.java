@@ -20,7 +20,7 @@ public final class Sql {
     T map(ResultSet rs) throws SQLException;
   }
 
-  /** Work on one connection inside one transaction. */
+  /** Work on one connection. */
   @FunctionalInterface
   public interface Work<T> {
     T run(Connection c) throws SQLException;
@@ -49,19 +49,14 @@ public final class Sql {
     return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
   }
 
-  public <T> T inTransaction(Work<T> work) {
+  /**
+   * Work on one connection in autocommit: each statement its own transaction. For one statement
+   * that needs the connection (to make an array parameter, say), this is one round trip, where a
+   * transaction around it would add a BEGIN and a COMMIT, the COMMIT a round trip of its own.
+   */
+  public <T> T onConnection(Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+      return work.run(c);
     } catch (SQLException e) {
       throw new DatabaseException(e);
     }

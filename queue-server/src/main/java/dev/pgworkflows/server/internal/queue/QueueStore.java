@@ -79,7 +79,7 @@ public final class QueueStore {
   public record Deleted(long id, boolean deleted) {}
 
   public List<Deleted> deleteMany(String name, List<Long> ids) {
-    return sql.inTransaction(
+    return sql.onConnection(
         c -> {
           Array arr = c.createArrayOf("bigint", ids.toArray());
           return Sql.list(
@@ -114,7 +114,7 @@ public final class QueueStore {
   }
 
   public long redrive(String name, List<Long> deadIds) {
-    return sql.inTransaction(
+    return sql.onConnection(
         c -> {
           Array arr = deadIds == null ? null : c.createArrayOf("bigint", deadIds.toArray());
           return Sql.list(

@@ -141,7 +141,7 @@ public final class WorkflowStore {
   }
 
   public void registerVersions(String name, List<Integer> versions) {
-    sql.inTransaction(
+    sql.onConnection(
         c -> {
           Array arr = c.createArrayOf("int4", versions.toArray());
           return Sql.list(
@@ -150,7 +150,7 @@ public final class WorkflowStore {
   }
 
   public List<TaskView> poll(String name, List<Integer> versions, int max, int leaseSeconds) {
-    return sql.inTransaction(
+    return sql.onConnection(
         c -> {
           Array arr = c.createArrayOf("int4", versions.toArray());
           return Sql.list(
