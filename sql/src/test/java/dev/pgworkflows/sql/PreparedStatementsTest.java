@@ -11,10 +11,10 @@ import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
- * send, receive and delete run statements prepared once per session. PREPARE is not transactional,
- * the session setting that remembers it is: both cases, and a queue dropped and created again under
- * its name, must keep working on the same connection; and a statement whose text a migration
- * changed while the session stayed open runs the new text.
+ * send, receive, delete and a FIFO group's promotion run statements prepared once per session.
+ * PREPARE is not transactional, the session setting that remembers it is: both cases, and a queue
+ * dropped and created again under its name, must keep working on the same connection; and a
+ * statement whose text a migration changed while the session stayed open runs the new text.
  */
 class PreparedStatementsTest {
 
@@ -78,6 +78,26 @@ class PreparedStatementsTest {
       assertThat(m.headers()).isEqualTo("{\"h\": \"'; DROP TABLE x; --\"}");
       assertThat(m.groupId()).isEqualTo("o'brien");
       assertThat(q.scalarLong("SELECT count(*) FROM queue.q_quotes WHERE body @> '{}'")).isOne();
+    }
+  }
+
+  @Test
+  void aGroupsNextMessageIsPromotedThroughAPreparedStatementWhateverItsName() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      QueueSql q = new QueueSql(c);
+      q.create("groups", true, 30, null);
+      for (String group : new String[] {"o'brien", "plain"}) {
+        long head = q.send("groups", "{\"n\": 1}", null, 0, group);
+        long next = q.send("groups", "{\"n\": 2}", null, 0, group);
+        assertThat(q.receive("groups", 10)).extracting(QueueSql.Msg::id).containsExactly(head);
+        assertThat(q.delete("groups", head)).isTrue();
+        assertThat(q.receive("groups", 10)).extracting(QueueSql.Msg::id).containsExactly(next);
+        assertThat(q.delete("groups", next)).isTrue();
+      }
+      assertThat(
+              q.scalarLong(
+                  "SELECT count(*) FROM pg_prepared_statements WHERE name = 'q_promote_groups'"))
+          .isOne();
     }
   }
 
