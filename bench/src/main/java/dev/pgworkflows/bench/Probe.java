@@ -99,7 +99,8 @@ public final class Probe {
 
   /**
    * Open-loop load at {@code rate} runs/s for {@code seconds} after the burn-down warm-up: the
-   * step-to-step percentiles, and when the slow gaps (over 20 ms) happened, per 250 ms.
+   * step-to-step percentiles, when the slow gaps (over 20 ms) happened, per 250 ms, and the CPU per
+   * step (JVM and PostgreSQL) over the load and its drain.
    */
   private static void steady(double rate, double seconds) throws Exception {
     try (Pg pg = new Pg();
@@ -108,7 +109,11 @@ public final class Probe {
         System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
       }
       pg.exec("postgres", "SELECT pg_stat_statements_reset()");
+      Pg.Cpu c0 = Pg.cpu();
+      long w0 = System.nanoTime();
       Recorder r = o.steady(rate, seconds);
+      double wall = (System.nanoTime() - w0) / 1e9;
+      Pg.Cpu c1 = Pg.cpu();
       List<Double> gaps = r.stepToStep();
       System.out.printf(
           "step-to-step ms: p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f (%d)%n",
@@ -136,6 +141,12 @@ public final class Probe {
       StringBuilder line = new StringBuilder("slow gaps per 250 ms: ");
       slow.forEach((b, c) -> line.append(c[1]).append('/').append(c[0]).append(' '));
       System.out.println(line);
+      double steps = 3 * rate * seconds;
+      double all = c1.since(c0);
+      double jvm = c1.jvm() - c0.jvm();
+      System.out.printf(
+          "CPU ms per step: all %.3f  JVM %.3f  PostgreSQL %.3f (%.0f%% of two cores)%n",
+          all / steps * 1000, jvm / steps * 1000, (all - jvm) / steps * 1000, all / wall / 2 * 100);
       printStatements(
           pg,
           "calls, round(mean_exec_time::numeric, 2) AS mean_ms,"
