@@ -26,28 +26,18 @@ class LeanContinuationTest {
     try (Connection c = db.connect();
         Connection holder = db.connect()) {
       Held h = startAndPoll(c, "lean");
-      holder.setAutoCommit(false);
-      try (Statement s = holder.createStatement()) {
-        s.execute("SELECT 1 FROM queue.workflow_run WHERE run_id = " + h.run() + " FOR UPDATE");
-      }
-      try (Statement s = c.createStatement()) {
-        s.execute("SET lock_timeout = '2s'");
-      }
+      lockRun(holder, h);
+      exec(c, "SET lock_timeout = '2s'");
       assertThat(inline(c, h, "a")).isEqualTo("ok:" + h.receipt());
       holder.rollback();
 
       // A run's end still locks the run: it changes the row.
-      holder.setAutoCommit(false);
-      try (Statement s = holder.createStatement()) {
-        s.execute("SELECT 1 FROM queue.workflow_run WHERE run_id = " + h.run() + " FOR UPDATE");
-      }
+      lockRun(holder, h);
       assertThatThrownBy(() -> finish(c, h, "b"))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("lock timeout");
       holder.rollback();
-      try (Statement s = c.createStatement()) {
-        s.execute("RESET lock_timeout");
-      }
+      exec(c, "RESET lock_timeout");
       assertThat(finish(c, h, "b")).isEqualTo("ok");
       assertThat(query(c, "SELECT status::text FROM queue.workflow_run WHERE run_id = " + h.run()))
           .isEqualTo("completed");
@@ -59,12 +49,11 @@ class LeanContinuationTest {
     try (Connection c = TestDatabase.fresh().connect()) {
       Held first = startAndPoll(c, "again");
       // The lease runs out; the next poll receives the message a second time.
-      try (Statement s = c.createStatement()) {
-        s.execute(
-            "UPDATE queue.q___wf_again SET vt = clock_timestamp() - interval '1 second'"
-                + " WHERE msg_id = "
-                + first.msg());
-      }
+      exec(
+          c,
+          "UPDATE queue.q___wf_again SET vt = clock_timestamp() - interval '1 second'"
+              + " WHERE msg_id = "
+              + first.msg());
       Held second = poll(c, "again");
       assertThat(second.msg()).isEqualTo(first.msg());
       assertThat(inline(c, first, "a")).isEqualTo("stale:");
@@ -84,9 +73,7 @@ class LeanContinuationTest {
   void aCancelledRunsContinuationIsNotRunning() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
       Held h = startAndPoll(c, "gone");
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT queue.workflow_cancel(" + h.run() + ")");
-      }
+      exec(c, "SELECT queue.workflow_cancel(" + h.run() + ")");
       assertThat(inline(c, h, "a")).isEqualTo("not_running:");
       assertThat(query(c, "SELECT count(*) FROM queue.q___wf_gone")).isEqualTo("0");
       assertThat(query(c, "SELECT count(*) FROM queue.workflow_step WHERE run_id = " + h.run()))
@@ -102,11 +89,12 @@ class LeanContinuationTest {
           query(
               c,
               "SELECT vt::text || read_ct || body FROM queue.q___wf_bad WHERE msg_id = " + h.msg());
-      assertThatThrownBy(() -> call(c, h, "a", "'{\"inline\": true, \"delayMs\": 5}'", "NULL"))
+      assertThatThrownBy(
+              () -> call(c, h, "a", "'{\"inline\": true, \"delayMs\": 5}'", "NULL", "60"))
           .hasMessageContaining("only an immediate continuation can be inline");
-      assertThatThrownBy(() -> call(c, h, "not a name!", "'{\"inline\": true}'", "NULL"))
+      assertThatThrownBy(() -> call(c, h, "not a name!", "'{\"inline\": true}'", "NULL", "60"))
           .isInstanceOf(SQLException.class);
-      assertThatThrownBy(() -> call(c, h, "a", "'{\"inline\": true}'", "'5'::text::int * 0"))
+      assertThatThrownBy(() -> call(c, h, "a", "'{\"inline\": true}'", "NULL", "0"))
           .hasMessageContaining("lease");
       assertThat(
               query(
@@ -120,10 +108,20 @@ class LeanContinuationTest {
   }
 
   private static Held startAndPoll(Connection c, String workflow) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("SELECT queue.workflow_start('" + workflow + "', '1'::jsonb)");
-    }
+    exec(c, "SELECT queue.workflow_start('" + workflow + "', '1'::jsonb)");
     return poll(c, workflow);
+  }
+
+  /** Holds the run's row locked in an open transaction of {@code holder}. */
+  private static void lockRun(Connection holder, Held h) throws SQLException {
+    holder.setAutoCommit(false);
+    exec(holder, "SELECT 1 FROM queue.workflow_run WHERE run_id = " + h.run() + " FOR UPDATE");
+  }
+
+  private static void exec(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
   }
 
   private static Held poll(Connection c, String workflow) throws SQLException {
@@ -139,17 +137,21 @@ class LeanContinuationTest {
   }
 
   private static String inline(Connection c, Held h, String step) throws SQLException {
-    return call(c, h, step, "'{\"inline\": true}'", "60");
+    return call(c, h, step, "'{\"inline\": true}'", "NULL", "60");
   }
 
-  private static String call(Connection c, Held h, String step, String next, String lease)
+  /** "outcome:next_receipt" of a lone completion; next, result and lease as SQL expressions. */
+  private static String call(
+      Connection c, Held h, String step, String next, String result, String lease)
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT outcome, next_receipt FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
                 + " '1'::jsonb, NULL, NULL, "
                 + next
-                + "::jsonb, NULL, "
+                + "::jsonb, "
+                + result
+                + "::jsonb, "
                 + lease
                 + ")")) {
       ps.setLong(1, h.run());
@@ -163,20 +165,10 @@ class LeanContinuationTest {
     }
   }
 
+  /** The run's last step, completing it; the outcome alone. */
   private static String finish(Connection c, Held h, String step) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT outcome FROM queue.workflow_complete_step(?, ?, ?, ?, 'run', '1'::jsonb, NULL,"
-                + " NULL, NULL, '{\"status\": \"completed\", \"output\": 1}'::jsonb, 60)")) {
-      ps.setLong(1, h.run());
-      ps.setLong(2, h.msg());
-      ps.setLong(3, h.receipt());
-      ps.setString(4, step);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        return rs.getString(1);
-      }
-    }
+    return call(c, h, step, "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60")
+        .split(":")[0];
   }
 
   private static String query(Connection c, String sql) throws SQLException {
