@@ -53,7 +53,6 @@ final class Ours implements Contender {
     this(pg, db, startServer(pg, db, poolSize), null);
   }
 
-  /** Against a server running elsewhere (another process) on {@code db}. */
   /**
    * Raises the keep-alive connections the JDK keeps per server (default 5), unless given: workers,
    * their completion senders and the starter threads share one server, and a closed surplus
@@ -65,6 +64,7 @@ final class Ours implements Contender {
     }
   }
 
+  /** Against a server running elsewhere (another process) on {@code db}. */
   static Ours at(Pg pg, String db, String url) throws Exception {
     return new Ours(pg, db, null, url);
   }
