@@ -23,6 +23,7 @@ import dev.pgworkflows.server.internal.wait.LongPoll;
 import dev.pgworkflows.server.internal.wait.Timers;
 import dev.pgworkflows.server.internal.wait.Waiters;
 import dev.pgworkflows.server.internal.wait.Wakeups;
+import dev.pgworkflows.server.internal.workflow.HandedStarts;
 import dev.pgworkflows.server.internal.workflow.WorkerRoutes;
 import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
 import dev.pgworkflows.server.internal.workflow.WorkflowRoutes;
@@ -164,7 +165,8 @@ public final class QueueServer implements AutoCloseable {
             SweeperConfig.defaults().withInterval(Duration.ofMillis(config.sweeperIntervalMs())),
             metrics);
     closeables.add(sweeper);
-    WorkflowRoutes workflowRoutes = new WorkflowRoutes(workflows, events, tracing);
+    WorkflowRoutes workflowRoutes =
+        new WorkflowRoutes(workflows, new HandedStarts(workflows, longPoll), events, tracing);
     WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, timers, events, tracing);
 
     app =

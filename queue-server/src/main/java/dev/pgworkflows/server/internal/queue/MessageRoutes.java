@@ -152,6 +152,7 @@ public final class MessageRoutes {
         longPoll.poll(
             queue,
             match == null ? "" : match,
+            null,
             wait * 1000L,
             () -> store.receive(queue, max, vt, match));
     if (result.isDone() && !result.isCompletedExceptionally()) {

@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Receive-or-wait. A poll registers as a waiter <em>before</em> it tries to receive, so a send that
  * commits between an empty receive and the registration still wakes it. While it waits it is only a
  * future: no request thread, no JDBC connection. Woken by NOTIFY, a timer, or the fallback tick, it
- * tries again on the I/O executor.
+ * tries again on the I/O executor. A waiting poll registered with terms may instead be claimed and
+ * handed its answer ({@link #claim}).
  */
 public final class LongPoll {
   private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
@@ -51,33 +53,48 @@ public final class LongPoll {
    * Receives now, or waits up to {@code waitMillis} for something to receive. The first attempt
    * runs on the caller's thread, so a poll that finds messages completes before this returns.
    * {@code key} names what this poll takes (its match, or its versions): polls with the same key
-   * take the same messages.
+   * take the same messages. {@code terms}, when not null, lets a {@link #claim} hand the waiting
+   * poll its answer; whatever is handed must be what {@code receive} would have returned.
    *
    * @return the messages, possibly empty after the wait ran out
    */
   public <T> CompletableFuture<List<T>> poll(
-      String queue, String key, long waitMillis, Supplier<List<T>> receive) {
+      String queue, String key, Object terms, long waitMillis, Supplier<List<T>> receive) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     CompletableFuture<List<T>> result = new CompletableFuture<>();
-    attempt(queue, key, deadline, receive, result, null);
+    attempt(new Attempt<>(queue, key, terms, deadline, receive, result), null);
     return result;
   }
+
+  /**
+   * Claims a poll of {@code queue} now waiting on terms {@code fits} accepts, or null when there is
+   * none. The claimer must {@linkplain Waiters.Waiter#give give} it its answer, or nothing, in
+   * every case; until then the poll waits on, past its deadline if need be.
+   */
+  public Waiters.Waiter claim(String queue, Predicate<Object> fits) {
+    return waiters.claim(queue, fits);
+  }
+
+  /** One poll: what it waits on and how it receives. */
+  private record Attempt<T>(
+      String queue,
+      String key,
+      Object terms,
+      long deadline,
+      Supplier<List<T>> receive,
+      CompletableFuture<List<T>> result) {}
 
   /**
    * One receive. {@code woken} is what woke this attempt: the keys its wake-up already tried in
    * vain; null for the first attempt.
    */
-  private <T> void attempt(
-      String queue,
-      String key,
-      long deadline,
-      Supplier<List<T>> receive,
-      CompletableFuture<List<T>> result,
-      Set<String> woken) {
-    Waiters.Waiter w = waiters.register(queue, key);
+  private <T> void attempt(Attempt<T> a, Set<String> woken) {
+    String queue = a.queue();
+    CompletableFuture<List<T>> result = a.result();
+    Waiters.Waiter w = waiters.register(queue, a.key(), a.terms());
     List<T> got;
     try {
-      got = receive.get();
+      got = a.receive().get();
     } catch (RuntimeException e) {
       if (woken == null) {
         waiters.remove(w);
@@ -103,10 +120,10 @@ public final class LongPoll {
       // Woken for something this poll cannot take (another match, other versions), or that
       // another poll took first: a poll of another kind may take it.
       Set<String> tried = new HashSet<>(woken);
-      tried.add(key);
+      tried.add(a.key());
       waiters.passOn(queue, tried);
     }
-    long remainingNanos = deadline - System.nanoTime();
+    long remainingNanos = a.deadline() - System.nanoTime();
     if (remainingNanos <= 0) {
       waiters.remove(w);
       if (w.isDone()) {
@@ -120,10 +137,11 @@ public final class LongPoll {
         scheduler.schedule(
             () -> {
               waiters.remove(w);
-              w.complete(null); // no-op when a wake-up got there first
+              w.complete(null); // no-op when a wake-up or a claim got there first
             },
             remainingNanos,
             TimeUnit.NANOSECONDS);
+    w.armed = true;
     w.thenAcceptAsync(
         tried -> {
           if (tried == null) {
@@ -131,14 +149,28 @@ public final class LongPoll {
             return;
           }
           timeout.cancel(false);
-          if (System.nanoTime() - deadline >= 0) {
+          if (tried == Waiters.CLAIMED) {
+            w.handed.thenAccept(tasks -> handedOver(a, tasks));
+          } else if (System.nanoTime() - a.deadline() >= 0) {
             waiters.passOn(queue, tried); // a wake-up that came too late for us
             result.complete(List.of());
           } else {
-            attempt(queue, key, deadline, receive, result, tried);
+            attempt(a, tried);
           }
         },
         io);
+  }
+
+  /** A claimed poll's answer: what it was given, or, given nothing, a receive of its own. */
+  @SuppressWarnings("unchecked")
+  private <T> void handedOver(Attempt<T> a, List<?> tasks) {
+    if (!tasks.isEmpty()) {
+      a.result().complete((List<T>) tasks);
+    } else if (System.nanoTime() - a.deadline() >= 0) {
+      a.result().complete(List.of());
+    } else {
+      io.execute(() -> attempt(a, null));
+    }
   }
 
   /**

@@ -1,10 +1,13 @@
 package dev.pgworkflows.server.internal.wait;
 
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Predicate;
 
 /**
  * Long polls waiting for a queue, as futures, in arrival order. Nothing here holds a thread or a
@@ -19,6 +22,9 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * waiter has a key for what it takes. A poll woken for nothing it could take passes the wake-up on
  * to a waiter with a key not yet tried by that wake-up ({@link #passOn}), so the message reaches a
  * poll that can take it, and a wake-up visits each kind of poll at most once.
+ *
+ * <p>A waiter that is waiting (not receiving) can also be claimed ({@link #claim}) by whoever has
+ * work for it in hand: it stops waiting and answers with what it is {@linkplain Waiter#give given}.
  */
 public final class Waiters {
   /**
@@ -28,18 +34,43 @@ public final class Waiters {
   public static final class Waiter extends CompletableFuture<Set<String>> {
     final String queue;
     final String key;
+    final Object terms;
+    final CompletableFuture<List<?>> handed = new CompletableFuture<>();
 
-    Waiter(String queue, String key) {
+    /** Set once the poll waits: from then on every way it stops goes through its completion. */
+    volatile boolean armed;
+
+    Waiter(String queue, String key, Object terms) {
       this.queue = queue;
       this.key = key;
+      this.terms = terms;
+    }
+
+    /** What the poll takes: whatever its owner registered it with. */
+    public Object terms() {
+      return terms;
+    }
+
+    /**
+     * Hands a claimed waiter what its poll answers with. Nothing ({@code List.of()}) sends it back
+     * to receiving, as a wake-up would.
+     */
+    public void give(List<?> tasks) {
+      handed.complete(tasks);
     }
   }
 
+  /** What a claimed waiter completes with (an identity, never a set of tried keys). */
+  static final Set<String> CLAIMED = java.util.Collections.unmodifiableSet(new HashSet<>());
+
   private final ConcurrentHashMap<String, Deque<Waiter>> byQueue = new ConcurrentHashMap<>();
 
-  /** Registers a poll on {@code queue} that takes what {@code key} names. */
-  public Waiter register(String queue, String key) {
-    Waiter w = new Waiter(queue, key);
+  /**
+   * Registers a poll on {@code queue} that takes what {@code key} names; {@code terms}, when not
+   * null, says what it would take from a {@link #claim}.
+   */
+  public Waiter register(String queue, String key, Object terms) {
+    Waiter w = new Waiter(queue, key, terms);
     byQueue.computeIfAbsent(queue, q -> new ConcurrentLinkedDeque<>()).addLast(w);
     return w;
   }
@@ -73,6 +104,24 @@ public final class Waiters {
       }
     }
     return false;
+  }
+
+  /**
+   * Claims the longest-waiting poll of the queue whose terms {@code fits} accepts, if one is
+   * waiting: it is no longer woken or timed out, and answers with what it is {@linkplain
+   * Waiter#give given}, which its claimer must do in every case. Null when none is waiting.
+   */
+  public Waiter claim(String queue, Predicate<Object> fits) {
+    Deque<Waiter> d = byQueue.get(queue);
+    if (d == null) {
+      return null;
+    }
+    for (Waiter w : d) {
+      if (w.armed && w.terms != null && fits.test(w.terms) && d.remove(w) && w.complete(CLAIMED)) {
+        return w;
+      }
+    }
+    return null;
   }
 
   /** Queues with at least one waiting poll. */

@@ -79,6 +79,9 @@ public final class WorkerRoutes {
 
   record Lease(Long messageId, String receipt, Integer leaseSeconds) {}
 
+  /** What a waiting poll takes: runs of these versions, up to {@code max}, leased for so long. */
+  record Terms(List<Integer> versions, int max, int leaseSeconds) {}
+
   private static final long REGISTER_EVERY_MS = 60_000;
 
   /** The last instant an RFC 3339 date-time can name (four-digit years). */
@@ -140,6 +143,7 @@ public final class WorkerRoutes {
         longPoll.poll(
             "__wf_" + name,
             waitKey(req.versions()),
+            new Terms(List.copyOf(req.versions()), max, lease),
             wait * 1000L,
             () -> store.poll(name, req.versions(), max, lease));
     if (result.isDone() && !result.isCompletedExceptionally()) {

@@ -44,11 +44,14 @@ public final class WorkflowRoutes {
       Set.of("status", "since", "until", "cursor", "limit");
 
   private final WorkflowStore store;
+  private final HandedStarts handed;
   private final WorkflowEvents events;
   private final Tracing tracing;
 
-  public WorkflowRoutes(WorkflowStore store, WorkflowEvents events, Tracing tracing) {
+  public WorkflowRoutes(
+      WorkflowStore store, HandedStarts handed, WorkflowEvents events, Tracing tracing) {
     this.store = store;
+    this.handed = handed;
     this.events = events;
     this.tracing = tracing;
   }
@@ -106,7 +109,10 @@ public final class WorkflowRoutes {
             : Json.body(ctx, Start.class);
     CheckedStart c = check(req);
     RunTrace trace = tracing.newRun(ctx);
-    WorkflowStore.Started s = store.start(name, c, trace == null ? null : trace.encode());
+    String traceContext = trace == null ? null : trace.encode();
+    List<WorkflowStore.Started> given =
+        handed.start(name, List.of(new WorkflowStore.BatchStart(c, traceContext)));
+    WorkflowStore.Started s = given != null ? given.get(0) : store.start(name, c, traceContext);
     if (s.created()) {
       events.started(name);
     }
@@ -172,6 +178,16 @@ public final class WorkflowRoutes {
 
   /** Started, or a rejection, per item. */
   private List<Object> startAll(String name, List<WorkflowStore.BatchStart> items) {
+    try {
+      List<WorkflowStore.Started> given = handed.start(name, items);
+      if (given != null) {
+        return new ArrayList<>(given);
+      }
+    } catch (DatabaseException e) {
+      if (Problems.status(e) >= 500) {
+        throw e;
+      }
+    }
     if (items.size() > 1) {
       try {
         return new ArrayList<>(store.startBatch(name, items));

@@ -55,6 +55,64 @@ public final class WorkflowStore {
 
   /** The starts in one transaction, answered in order. */
   public List<Started> startBatch(String name, List<BatchStart> items) {
+    return sql.list(
+        "SELECT run_id, status, created FROM queue.workflow_start_batch(?, ?::jsonb, ?) ORDER BY ord",
+        rs -> new Started(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
+        name,
+        itemsJson(items),
+        maxRetentionDays);
+  }
+
+  /** A start's answer and, when its run's first message was leased with it, the task for it. */
+  public record StartedTask(Started started, TaskView task) {}
+
+  /**
+   * The starts in one transaction, as {@link #startBatch} (or {@link #start} for one), leasing the
+   * first messages of up to {@code take} of the new runs whose version is in {@code versions} for
+   * {@code leaseSeconds}, as a poll on those terms would (V023). Answered in order.
+   */
+  public List<StartedTask> startLeased(
+      String name, List<BatchStart> items, List<Integer> versions, int take, int leaseSeconds) {
+    String json = itemsJson(items);
+    return sql.onConnection(
+        c -> {
+          Array arr = c.createArrayOf("int4", versions.toArray());
+          return Sql.list(
+              c,
+              "SELECT * FROM queue.workflow_start_leased(?, ?::jsonb, ?::int[], ?, ?, ?)",
+              rs -> {
+                Started s =
+                    new Started(
+                        rs.getLong("run_id"), rs.getString("status"), rs.getBoolean("created"));
+                long msg = rs.getLong("msg_id");
+                if (rs.wasNull()) {
+                  return new StartedTask(s, null);
+                }
+                TaskView task =
+                    new TaskView(
+                        s.runId(),
+                        msg,
+                        Long.toString(rs.getLong("receipt")),
+                        rs.getInt("attempt"),
+                        rs.getInt("version"),
+                        rs.getString("reason"),
+                        items.get(rs.getInt("ord") - 1).start().input(),
+                        "[]", // the run began in this transaction: it has no steps yet
+                        rs.getTimestamp("started_at").toInstant(),
+                        rs.getString("trace_context"));
+                return new StartedTask(s, task);
+              },
+              name,
+              json,
+              arr,
+              take,
+              leaseSeconds,
+              maxRetentionDays);
+        });
+  }
+
+  /** The starts as the batch functions take them. */
+  private static String itemsJson(List<BatchStart> items) {
     StringBuilder json = new StringBuilder(items.size() * 64).append('[');
     for (int i = 0; i < items.size(); i++) {
       BatchStart b = items.get(i);
@@ -72,13 +130,7 @@ public final class WorkflowStore {
           .append(Json.write(b.traceContext()))
           .append('}');
     }
-    json.append(']');
-    return sql.list(
-        "SELECT run_id, status, created FROM queue.workflow_start_batch(?, ?::jsonb, ?) ORDER BY ord",
-        rs -> new Started(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
-        name,
-        json.toString(),
-        maxRetentionDays);
+    return json.append(']').toString();
   }
 
   public Optional<RunView> get(String name, long runId) {

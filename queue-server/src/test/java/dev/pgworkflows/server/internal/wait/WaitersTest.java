@@ -10,8 +10,8 @@ class WaitersTest {
   @Test
   void aWakeUpGoesToTheLongestWaitingPoll() {
     Waiters waiters = new Waiters();
-    Waiters.Waiter first = waiters.register("q", "a");
-    Waiters.Waiter second = waiters.register("q", "b");
+    Waiters.Waiter first = waiters.register("q", "a", null);
+    Waiters.Waiter second = waiters.register("q", "b", null);
     assertThat(waiters.wakeOne("q")).isTrue();
     assertThat(first.getNow(null)).isEmpty();
     assertThat(second.isDone()).isFalse();
@@ -21,9 +21,9 @@ class WaitersTest {
   @Test
   void aPassedOnWakeUpSkipsTheKindsItTriedAndEndsWhenNoneIsLeft() {
     Waiters waiters = new Waiters();
-    Waiters.Waiter a1 = waiters.register("q", "a");
-    Waiters.Waiter a2 = waiters.register("q", "a");
-    Waiters.Waiter b = waiters.register("q", "b");
+    Waiters.Waiter a1 = waiters.register("q", "a", null);
+    Waiters.Waiter a2 = waiters.register("q", "a", null);
+    Waiters.Waiter b = waiters.register("q", "b", null);
     assertThat(waiters.passOn("q", Set.of("a"))).isTrue();
     assertThat(b.getNow(null)).containsExactly("a");
     assertThat(a1.isDone()).isFalse();
@@ -35,8 +35,8 @@ class WaitersTest {
   @Test
   void aWaiterThatStoppedWaitingIsPassedOver() {
     Waiters waiters = new Waiters();
-    Waiters.Waiter gone = waiters.register("q", "a");
-    Waiters.Waiter next = waiters.register("q", "b");
+    Waiters.Waiter gone = waiters.register("q", "a", null);
+    Waiters.Waiter next = waiters.register("q", "b", null);
     gone.complete(null); // its wait ran out as the wake-up came
     assertThat(waiters.wakeOne("q")).isTrue();
     assertThat(next.isDone()).isTrue();
