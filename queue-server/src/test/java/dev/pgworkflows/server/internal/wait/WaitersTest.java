@@ -41,4 +41,28 @@ class WaitersTest {
     assertThat(waiters.wakeOne("q")).isTrue();
     assertThat(next.isDone()).isTrue();
   }
+
+  @Test
+  void aClaimTakesOnlyAWaitingPollWithFittingTermsAndNoWakeUpReachesItAfter() {
+    Waiters waiters = new Waiters();
+    Waiters.Waiter receiving = waiters.register("q", "a", "terms 1");
+    Waiters.Waiter untermed = waiters.register("q", "a", null);
+    Waiters.Waiter other = waiters.register("q", "b", "terms 2");
+    Waiters.Waiter fitting = waiters.register("q", "a", "terms 1");
+    untermed.armed = true;
+    other.armed = true;
+    fitting.armed = true;
+    assertThat(waiters.claim("q", "terms 1"::equals))
+        .as("the one still receiving is not claimed, nor one without terms")
+        .isSameAs(fitting);
+    assertThat(fitting.getNow(null)).isSameAs(Waiters.CLAIMED);
+    assertThat(waiters.claim("q", "terms 1"::equals)).isNull();
+    assertThat(waiters.claim("other", t -> true)).isNull();
+
+    fitting.give(java.util.List.of("task"));
+    assertThat(fitting.handed.getNow(null)).isEqualTo(java.util.List.of("task"));
+    assertThat(waiters.wakeOne("q")).isTrue();
+    assertThat(receiving.isDone()).as("wake-ups go to those still registered").isTrue();
+    assertThat(waiters.waiting()).isEqualTo(2);
+  }
 }
