@@ -21,8 +21,8 @@ class IndexPlansTest {
 
   /**
    * The functions V010 sets enable_seqscan = off on (and workflow_start_each, which V014 made of
-   * the old workflow_start, workflow_continue_step, which V021 added, and workflow_start_leased,
-   * which V023 added), and V018 plan_cache_mode.
+   * the old workflow_start, workflow_continue_step, which V021 added, workflow_start_leased, which
+   * V023 added, and workflow_complete_ended, which V024 added), and V018 plan_cache_mode.
    */
   private static final String REQUEST_FUNCTIONS =
       "'send', 'send_batch', 'receive', 'receive_fifo', 'delete', 'change_visibility',"
@@ -31,7 +31,7 @@ class IndexPlansTest {
           + " 'workflow_poll', 'workflow_complete_step', 'workflow_complete_batch',"
           + " 'workflow_extend_lease', 'workflow_retry', 'workflow_signal', 'workflow_cancel',"
           + " 'workflow_journal', 'workflow_start_each', 'workflow_continue_step',"
-          + " 'workflow_start_leased'";
+          + " 'workflow_start_leased', 'workflow_complete_ended'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 
