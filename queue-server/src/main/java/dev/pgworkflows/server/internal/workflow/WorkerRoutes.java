@@ -257,25 +257,23 @@ public final class WorkerRoutes {
     String name = WorkflowRoutes.name(ctx);
     long runId = WorkflowRoutes.runId(ctx);
     Checked c = check(runId, Json.body(ctx, Complete.class));
-    WorkflowStore.Completed done = store.complete(c);
+    WorkflowStore.BatchOutcome o = completeOne(c);
+    WorkflowStore.Completed done = o.completed();
     if ("ok".equals(done.outcome())) {
       afterStep(name, c);
-      if (c.result() != null) {
-        store
-            .get(name, runId)
-            .ifPresent(
-                run ->
-                    runEnded(
-                        name,
-                        runId,
-                        run.status(),
-                        run.version(),
-                        run.startedAt(),
-                        run.completedAt(),
-                        run.traceContext()));
+      if (c.result() != null && o.completedAt() != null) {
+        runEnded(name, c, o);
       }
     }
     Json.respond(ctx, 200, outcome(done));
+  }
+
+  /** One completion; for one that ends its run, with what the run's span and metrics need. */
+  private WorkflowStore.BatchOutcome completeOne(Checked c) {
+    if (c.result() != null) {
+      return store.completeEnded(c);
+    }
+    return new WorkflowStore.BatchOutcome(store.complete(c), null, null, null, null, null);
   }
 
   /**
@@ -336,14 +334,7 @@ public final class WorkerRoutes {
         if ("ok".equals(o.completed().outcome())) {
           afterStep(name, c);
           if (c.result() != null && o.completedAt() != null) {
-            runEnded(
-                name,
-                c.runId(),
-                c.result().status(),
-                o.version(),
-                o.startedAt(),
-                o.completedAt(),
-                o.traceContext());
+            runEnded(name, c, o);
           }
         }
         answers.set(at.get(k), outcome(o.completed()));
@@ -372,23 +363,7 @@ public final class WorkerRoutes {
     List<WorkflowStore.BatchOutcome> out = new ArrayList<>(items.size());
     for (Checked c : items) {
       try {
-        WorkflowStore.Completed done = store.complete(c);
-        WorkflowStore.BatchOutcome o =
-            new WorkflowStore.BatchOutcome(done, null, null, null, null, null);
-        if ("ok".equals(done.outcome()) && c.result() != null) {
-          RunView run = store.get(name, c.runId()).orElse(null);
-          if (run != null) {
-            o =
-                new WorkflowStore.BatchOutcome(
-                    done,
-                    null,
-                    run.version(),
-                    run.startedAt(),
-                    run.completedAt(),
-                    run.traceContext());
-          }
-        }
-        out.add(o);
+        out.add(completeOne(c));
       } catch (DatabaseException e) {
         int status = Problems.status(e);
         if (status >= 500) {
@@ -438,20 +413,17 @@ public final class WorkerRoutes {
     }
   }
 
-  private void runEnded(
-      String name,
-      long runId,
-      String status,
-      int version,
-      Instant startedAt,
-      Instant completedAt,
-      String traceContext) {
+  /** The metrics and span of a run that {@code c} ended, as {@code o} reports it. */
+  private void runEnded(String name, Checked c, WorkflowStore.BatchOutcome o) {
+    Instant startedAt = o.startedAt();
     Double seconds =
-        completedAt == null || startedAt == null
+        startedAt == null
             ? null
-            : (completedAt.toEpochMilli() - startedAt.toEpochMilli()) / 1000.0;
+            : (o.completedAt().toEpochMilli() - startedAt.toEpochMilli()) / 1000.0;
+    String status = c.result().status();
     events.finished(name, status, seconds);
-    tracing.runEnded(RunTrace.decode(traceContext), name, version, runId, status, startedAt);
+    tracing.runEnded(
+        RunTrace.decode(o.traceContext()), name, o.version(), c.runId(), status, startedAt);
   }
 
   private void retry(Context ctx) {

@@ -243,6 +243,41 @@ public final class WorkflowStore {
   }
 
   /**
+   * Completes a step that ends its run (a completion with a result), answering with what the run's
+   * span and metrics need when it went through (V024).
+   */
+  public BatchOutcome completeEnded(WorkerRoutes.Checked c) {
+    WorkerRoutes.Step step = c.step();
+    return sql.one(
+            "SELECT * FROM queue.workflow_complete_ended(?::bigint, ?::bigint, ?::bigint, ?, ?,"
+                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
+            rs -> {
+              int version = rs.getInt("version");
+              Integer v = rs.wasNull() ? null : version;
+              Timestamp started = rs.getTimestamp("started_at");
+              Timestamp ended = rs.getTimestamp("completed_at");
+              return new BatchOutcome(
+                  new Completed(rs.getString("outcome"), null, null),
+                  null,
+                  v,
+                  started == null ? null : started.toInstant(),
+                  ended == null ? null : ended.toInstant(),
+                  rs.getString("trace_context"));
+            },
+            c.runId(),
+            c.messageId(),
+            c.receipt(),
+            step == null ? null : step.name(),
+            step == null ? null : step.kind(),
+            step == null || step.output() == null ? null : Json.write(step.output()),
+            step == null || step.error() == null ? null : Json.write(step.error()),
+            step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()),
+            Json.write(c.result()),
+            c.lease())
+        .orElseThrow();
+  }
+
+  /**
    * One item's answer in a batch: the completion, or the refusal of a malformed item; for a run
    * that ended, what its run span and metrics need.
    */
