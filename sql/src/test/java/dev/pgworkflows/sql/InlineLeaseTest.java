@@ -1,7 +1,10 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.inline;
+import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.sql.WorkflowSql.Held;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,8 +20,6 @@ import org.junit.jupiter.api.Test;
  * single-run one alike.
  */
 class InlineLeaseTest {
-
-  private record Held(long run, long msg, long receipt) {}
 
   private record Row(String ctid, long receipt, int readCount, String reason, double leftSeconds) {}
 
@@ -67,37 +68,23 @@ class InlineLeaseTest {
   void aSingleContinuationDoesTheSame() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
       Held h = startAndPoll(c, "single");
-      assertThat(singleInline(c, h, "a")).isEqualTo("ok:" + h.receipt());
+      assertThat(inline(c, h, "a")).isEqualTo("ok:" + h.receipt());
       Row afterFirst = row(c, "single", h.msg());
       assertThat(afterFirst.reason()).isEqualTo("resume");
-      assertThat(singleInline(c, h, "a")).isEqualTo("duplicate:");
+      assertThat(inline(c, h, "a")).isEqualTo("duplicate:");
       assertThat(row(c, "single", h.msg()).receipt()).isEqualTo(h.receipt());
-      assertThat(singleInline(c, h, "b")).isEqualTo("ok:" + h.receipt());
+      assertThat(inline(c, h, "b")).isEqualTo("ok:" + h.receipt());
       assertThat(row(c, "single", h.msg()).ctid()).isEqualTo(afterFirst.ctid());
 
       wear(c, "single", h.msg(), 10);
       long worn = row(c, "single", h.msg()).receipt();
-      String renewed = singleInline(c, new Held(h.run(), h.msg(), worn), "c");
+      String renewed = inline(c, new Held(h.run(), h.msg(), worn), "c");
       Row now = row(c, "single", h.msg());
       assertThat(now.receipt()).isNotEqualTo(worn);
       assertThat(renewed).isEqualTo("ok:" + now.receipt());
       assertThat(now.leftSeconds()).isBetween(55.0, 60.5);
-      assertThat(singleInline(c, new Held(h.run(), h.msg(), worn), "d")).isEqualTo("stale:");
+      assertThat(inline(c, new Held(h.run(), h.msg(), worn), "d")).isEqualTo("stale:");
       assertThat(steps(c, h.run())).isEqualTo("a,b,c");
-    }
-  }
-
-  private static Held startAndPoll(Connection c, String workflow) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("SELECT queue.workflow_start('" + workflow + "', '1'::jsonb)");
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT run_id, msg_id, receipt FROM queue.workflow_poll('"
-                  + workflow
-                  + "', '{1}', 1, 60)")) {
-        assertThat(rs.next()).isTrue();
-        return new Held(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-      }
     }
   }
 
@@ -128,22 +115,6 @@ class InlineLeaseTest {
         "{\"run_id\": %d, \"msg_id\": %d, \"receipt\": %d, \"step_name\": \"%s\","
             + " \"step_kind\": \"run\", \"output\": 1, \"next\": {\"inline\": true}, \"lease\": 60}",
         h.run(), h.msg(), h.receipt(), step);
-  }
-
-  private static String singleInline(Connection c, Held h, String step) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT outcome, next_receipt FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
-                + " '1'::jsonb, NULL, NULL, '{\"inline\": true}'::jsonb, NULL, 60)")) {
-      ps.setLong(1, h.run());
-      ps.setLong(2, h.msg());
-      ps.setLong(3, h.receipt());
-      ps.setString(4, step);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        return rs.getString(1) + ":" + (rs.getString(2) == null ? "" : rs.getString(2));
-      }
-    }
   }
 
   private static Row row(Connection c, String workflow, long msg) throws SQLException {

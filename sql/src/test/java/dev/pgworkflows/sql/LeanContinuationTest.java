@@ -1,14 +1,18 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.complete;
+import static dev.pgworkflows.sql.WorkflowSql.exec;
+import static dev.pgworkflows.sql.WorkflowSql.inline;
+import static dev.pgworkflows.sql.WorkflowSql.poll;
+import static dev.pgworkflows.sql.WorkflowSql.query;
+import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pgworkflows.sql.WorkflowSql.Held;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,8 +21,6 @@ import org.junit.jupiter.api.Test;
  * still gets the general path's answer and journals nothing.
  */
 class LeanContinuationTest {
-
-  private record Held(long run, long msg, long receipt) {}
 
   @Test
   void anInlineStepDoesNotWaitForTheRunsRowLock() throws SQLException {
@@ -90,11 +92,11 @@ class LeanContinuationTest {
               c,
               "SELECT vt::text || read_ct || body FROM queue.q___wf_bad WHERE msg_id = " + h.msg());
       assertThatThrownBy(
-              () -> call(c, h, "a", "'{\"inline\": true, \"delayMs\": 5}'", "NULL", "60"))
+              () -> complete(c, h, "a", "'{\"inline\": true, \"delayMs\": 5}'", "NULL", "60"))
           .hasMessageContaining("only an immediate continuation can be inline");
-      assertThatThrownBy(() -> call(c, h, "not a name!", "'{\"inline\": true}'", "NULL", "60"))
+      assertThatThrownBy(() -> complete(c, h, "not a name!", "'{\"inline\": true}'", "NULL", "60"))
           .isInstanceOf(SQLException.class);
-      assertThatThrownBy(() -> call(c, h, "a", "'{\"inline\": true}'", "NULL", "0"))
+      assertThatThrownBy(() -> complete(c, h, "a", "'{\"inline\": true}'", "NULL", "0"))
           .hasMessageContaining("lease");
       assertThat(
               query(
@@ -107,75 +109,15 @@ class LeanContinuationTest {
     }
   }
 
-  private static Held startAndPoll(Connection c, String workflow) throws SQLException {
-    exec(c, "SELECT queue.workflow_start('" + workflow + "', '1'::jsonb)");
-    return poll(c, workflow);
-  }
-
   /** Holds the run's row locked in an open transaction of {@code holder}. */
   private static void lockRun(Connection holder, Held h) throws SQLException {
     holder.setAutoCommit(false);
     exec(holder, "SELECT 1 FROM queue.workflow_run WHERE run_id = " + h.run() + " FOR UPDATE");
   }
 
-  private static void exec(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
-
-  private static Held poll(Connection c, String workflow) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT run_id, msg_id, receipt FROM queue.workflow_poll('"
-                    + workflow
-                    + "', '{1}', 1, 60)")) {
-      assertThat(rs.next()).isTrue();
-      return new Held(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-    }
-  }
-
-  private static String inline(Connection c, Held h, String step) throws SQLException {
-    return call(c, h, step, "'{\"inline\": true}'", "NULL", "60");
-  }
-
-  /** "outcome:next_receipt" of a lone completion; next, result and lease as SQL expressions. */
-  private static String call(
-      Connection c, Held h, String step, String next, String result, String lease)
-      throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT outcome, next_receipt FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
-                + " '1'::jsonb, NULL, NULL, "
-                + next
-                + "::jsonb, "
-                + result
-                + "::jsonb, "
-                + lease
-                + ")")) {
-      ps.setLong(1, h.run());
-      ps.setLong(2, h.msg());
-      ps.setLong(3, h.receipt());
-      ps.setString(4, step);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        return rs.getString(1) + ":" + (rs.getString(2) == null ? "" : rs.getString(2));
-      }
-    }
-  }
-
   /** The run's last step, completing it; the outcome alone. */
   private static String finish(Connection c, Held h, String step) throws SQLException {
-    return call(c, h, step, "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60")
+    return complete(c, h, step, "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60")
         .split(":")[0];
-  }
-
-  private static String query(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      assertThat(rs.next()).isTrue();
-      return rs.getString(1);
-    }
   }
 }

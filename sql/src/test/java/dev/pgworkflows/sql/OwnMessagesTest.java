@@ -1,13 +1,16 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.complete;
+import static dev.pgworkflows.sql.WorkflowSql.query;
+import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.sql.WorkflowSql.Held;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,13 +21,11 @@ import org.junit.jupiter.api.Test;
  */
 class OwnMessagesTest {
 
-  private record Held(long run, long msg, long receipt) {}
-
   @Test
   void anotherRunsMessageHoldsNoLeaseOnARun() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
-      Held a = startAndPoll(c);
-      Held b = startAndPoll(c);
+      Held a = startAndPoll(c, "own");
+      Held b = startAndPoll(c, "own");
       // b's run named with a's message and receipt, every way a worker writes.
       Held crossed = new Held(b.run(), a.msg(), a.receipt());
       assertThat(single(c, crossed, "{\"inline\": true}", null)).isEqualTo("stale");
@@ -39,11 +40,11 @@ class OwnMessagesTest {
           .isNull();
 
       // Nothing changed: no step journaled for b, both runs running, a's message as it was.
-      assertThat(scalar(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("0");
-      assertThat(scalar(c, "SELECT string_agg(status::text, ',') FROM queue.workflow_run"))
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("0");
+      assertThat(query(c, "SELECT string_agg(status::text, ',') FROM queue.workflow_run"))
           .isEqualTo("running,running");
       assertThat(
-              scalar(
+              query(
                   c, "SELECT queue.receipt_of(vt) FROM queue.q___wf_own WHERE msg_id = " + a.msg()))
           .isEqualTo(Long.toString(a.receipt()));
 
@@ -57,41 +58,21 @@ class OwnMessagesTest {
       assertThat(single(c, late, "{\"inline\": true}", null)).isEqualTo("not_running");
       assertThat(scalar(c, "SELECT queue.workflow_retry(%d, %d, %d, 0)", late))
           .isEqualTo("not_running");
-      assertThat(scalar(c, "SELECT count(*) FROM queue.q___wf_own WHERE msg_id = " + b.msg()))
+      assertThat(query(c, "SELECT count(*) FROM queue.q___wf_own WHERE msg_id = " + b.msg()))
           .isEqualTo("1");
       assertThat(batch(c, b, "\"result\": {\"status\": \"completed\", \"output\": 2}"))
           .isEqualTo("ok");
     }
   }
 
-  private static Held startAndPoll(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("SELECT queue.workflow_start('own', '1'::jsonb)");
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT run_id, msg_id, receipt FROM queue.workflow_poll('own', '{1}', 1, 60)")) {
-        assertThat(rs.next()).isTrue();
-        return new Held(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-      }
-    }
-  }
-
+  /** The outcome of a lone completion without a step; {@code next} and {@code result} JSON. */
   private static String single(Connection c, Held h, String next, String result)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT outcome FROM queue.workflow_complete_step(?, ?, ?, NULL, NULL, NULL, NULL,"
-                + " NULL, ?::jsonb, ?::jsonb, 60)")) {
-      ps.setLong(1, h.run());
-      ps.setLong(2, h.msg());
-      ps.setLong(3, h.receipt());
-      ps.setString(4, next);
-      ps.setString(5, result);
-      try (ResultSet rs = ps.executeQuery()) {
-        assertThat(rs.next()).isTrue();
-        return rs.getString(1);
-      }
-    }
+    return complete(c, h, null, literal(next), literal(result), "60").split(":")[0];
+  }
+
+  private static String literal(String json) {
+    return json == null ? "NULL" : "'" + json + "'";
   }
 
   /** A batch of one completion ({@code rest} is its next or result); its outcome. */
@@ -111,14 +92,6 @@ class OwnMessagesTest {
   }
 
   private static String scalar(Connection c, String sql, Held h) throws SQLException {
-    return scalar(c, String.format(sql, h.run(), h.msg(), h.receipt()));
-  }
-
-  private static String scalar(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      assertThat(rs.next()).isTrue();
-      return rs.getString(1);
-    }
+    return query(c, String.format(sql, h.run(), h.msg(), h.receipt()));
   }
 }
