@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.wait;
 
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
@@ -61,7 +62,7 @@ public final class Waiters {
   }
 
   /** What a claimed waiter completes with (an identity, never a set of tried keys). */
-  static final Set<String> CLAIMED = java.util.Collections.unmodifiableSet(new HashSet<>());
+  static final Set<String> CLAIMED = Collections.unmodifiableSet(new HashSet<>());
 
   private final ConcurrentHashMap<String, Deque<Waiter>> byQueue = new ConcurrentHashMap<>();
 
