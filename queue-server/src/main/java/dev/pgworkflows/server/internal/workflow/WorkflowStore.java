@@ -3,6 +3,8 @@ package dev.pgworkflows.server.internal.workflow;
 import dev.pgworkflows.server.internal.db.Sql;
 import dev.pgworkflows.server.internal.http.Json;
 import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -217,7 +219,6 @@ public final class WorkflowStore {
   }
 
   public Completed complete(WorkerRoutes.Checked c) {
-    WorkerRoutes.Step step = c.step();
     return sql.one(
             "SELECT * FROM queue.workflow_complete_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
                 + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)",
@@ -228,17 +229,7 @@ public final class WorkflowStore {
               String r = rs.wasNull() ? null : Long.toString(nextReceipt);
               return new Completed(rs.getString(1), msg, r);
             },
-            c.runId(),
-            c.messageId(),
-            c.receipt(),
-            step == null ? null : step.name(),
-            step == null ? null : step.kind(),
-            step == null || step.output() == null ? null : Json.write(step.output()),
-            step == null || step.error() == null ? null : Json.write(step.error()),
-            step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()),
-            c.next() == null ? null : Json.write(c.next()),
-            c.result() == null ? null : Json.write(c.result()),
-            c.lease())
+            completionArgs(c, true))
         .orElseThrow();
   }
 
@@ -247,34 +238,50 @@ public final class WorkflowStore {
    * span and metrics need when it went through (V024).
    */
   public BatchOutcome completeEnded(WorkerRoutes.Checked c) {
-    WorkerRoutes.Step step = c.step();
     return sql.one(
             "SELECT * FROM queue.workflow_complete_ended(?::bigint, ?::bigint, ?::bigint, ?, ?,"
                 + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
-            rs -> {
-              int version = rs.getInt("version");
-              Integer v = rs.wasNull() ? null : version;
-              Timestamp started = rs.getTimestamp("started_at");
-              Timestamp ended = rs.getTimestamp("completed_at");
-              return new BatchOutcome(
-                  new Completed(rs.getString("outcome"), null, null),
-                  null,
-                  v,
-                  started == null ? null : started.toInstant(),
-                  ended == null ? null : ended.toInstant(),
-                  rs.getString("trace_context"));
-            },
-            c.runId(),
-            c.messageId(),
-            c.receipt(),
-            step == null ? null : step.name(),
-            step == null ? null : step.kind(),
-            step == null || step.output() == null ? null : Json.write(step.output()),
-            step == null || step.error() == null ? null : Json.write(step.error()),
-            step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()),
-            Json.write(c.result()),
-            c.lease())
+            rs -> withRunEnd(new Completed(rs.getString("outcome"), null, null), rs),
+            completionArgs(c, false))
         .orElseThrow();
+  }
+
+  /**
+   * A lone completion's arguments, in the order of workflow_complete_step's parameters; without
+   * {@code next} for workflow_complete_ended, which has none.
+   */
+  private static Object[] completionArgs(WorkerRoutes.Checked c, boolean withNext) {
+    WorkerRoutes.Step step = c.step();
+    List<Object> args = new ArrayList<>(11);
+    args.add(c.runId());
+    args.add(c.messageId());
+    args.add(c.receipt());
+    args.add(step == null ? null : step.name());
+    args.add(step == null ? null : step.kind());
+    args.add(step == null || step.output() == null ? null : Json.write(step.output()));
+    args.add(step == null || step.error() == null ? null : Json.write(step.error()));
+    args.add(step == null || step.startedAt() == null ? null : Timestamp.from(step.startedAt()));
+    if (withNext) {
+      args.add(c.next() == null ? null : Json.write(c.next()));
+    }
+    args.add(c.result() == null ? null : Json.write(c.result()));
+    args.add(c.lease());
+    return args.toArray();
+  }
+
+  /** {@code completed} with the run's version, times and trace from the row, where it has them. */
+  private static BatchOutcome withRunEnd(Completed completed, ResultSet rs) throws SQLException {
+    int version = rs.getInt("version");
+    Integer v = rs.wasNull() ? null : version;
+    Timestamp started = rs.getTimestamp("started_at");
+    Timestamp ended = rs.getTimestamp("completed_at");
+    return new BatchOutcome(
+        completed,
+        null,
+        v,
+        started == null ? null : started.toInstant(),
+        ended == null ? null : ended.toInstant(),
+        rs.getString("trace_context"));
   }
 
   /**
@@ -317,17 +324,7 @@ public final class WorkflowStore {
           Long msg = rs.wasNull() ? null : nextMsg;
           long nextReceipt = rs.getLong("next_receipt");
           String receipt = rs.wasNull() ? null : Long.toString(nextReceipt);
-          int version = rs.getInt("version");
-          Integer v = rs.wasNull() ? null : version;
-          Timestamp started = rs.getTimestamp("started_at");
-          Timestamp ended = rs.getTimestamp("completed_at");
-          return new BatchOutcome(
-              new Completed(rs.getString("outcome"), msg, receipt),
-              null,
-              v,
-              started == null ? null : started.toInstant(),
-              ended == null ? null : ended.toInstant(),
-              rs.getString("trace_context"));
+          return withRunEnd(new Completed(rs.getString("outcome"), msg, receipt), rs);
         },
         name,
         Json.write(rows));
