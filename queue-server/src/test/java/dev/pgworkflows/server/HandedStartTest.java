@@ -3,9 +3,8 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.testing.Notifications;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
  * A run started while a worker's poll waits on the same server goes straight to that poll, leased
@@ -74,28 +71,6 @@ class HandedStartTest {
     }
   }
 
-  private static PGConnection listen(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("LISTEN queue_wakeup");
-    }
-    return c.unwrap(PGConnection.class);
-  }
-
-  /** The queues named by the notifications heard within a short while. */
-  private static List<String> heard(PGConnection pg) throws SQLException {
-    List<String> out = new ArrayList<>();
-    long deadline = System.currentTimeMillis() + 300;
-    while (System.currentTimeMillis() < deadline) {
-      PGNotification[] batch = pg.getNotifications(50);
-      if (batch != null) {
-        for (PGNotification n : batch) {
-          out.add(n.getParameter());
-        }
-      }
-    }
-    return out;
-  }
-
   private static long startRun(String wf, Map<String, Object> body) {
     Api.Response r = api.post("/v1/workflows/" + wf + "/runs", body);
     assertThat(r.status()).as(r.body()).isEqualTo(201);
@@ -105,9 +80,9 @@ class HandedStartTest {
   @Test
   void aStartGoesStraightToTheWaitingPollAndItsTaskCompletes() throws Exception {
     try (Connection listener = server.database().connect()) {
-      PGConnection pg = listen(listener);
+      Notifications wakeups = Notifications.listen(listener);
       CompletableFuture<Api.Response> poll = waitingPoll("hand", List.of(1), 5, 20);
-      heard(pg);
+      wakeups.heard();
 
       long run = startRun("hand", Map.of("input", Map.of("order", 42)));
       Api.Response answer = poll.get();
@@ -121,7 +96,7 @@ class HandedStartTest {
       assertThat(task.get("reason").asText()).isEqualTo("start");
       assertThat(task.get("input")).isEqualTo(Api.JSON.readTree("{\"order\": 42}"));
       assertThat(task.get("journal")).isEmpty();
-      assertThat(heard(pg)).as("the start woke nobody").isEmpty();
+      assertThat(wakeups.heard()).as("the start woke nobody").isEmpty();
 
       Api.Response done =
           api.post(
@@ -169,12 +144,12 @@ class HandedStartTest {
     // Version 2 is the workflow's newest: a start without a version gets it.
     api.post("/v1/workflows/handv/tasks/poll", Map.of("versions", List.of(2), "waitSeconds", 0));
     try (Connection listener = server.database().connect()) {
-      PGConnection pg = listen(listener);
+      Notifications wakeups = Notifications.listen(listener);
       CompletableFuture<Api.Response> poll = waitingPoll("handv", List.of(1), 5, 2);
-      heard(pg);
+      wakeups.heard();
       long newest = startRun("handv", Map.of("input", "a"));
       long pinned = startRun("handv", Map.of("input", "b", "version", 2));
-      assertThat(heard(pg)).as("runs nobody took wake listeners").contains("__wf_handv");
+      assertThat(wakeups.heard()).as("runs nobody took wake listeners").contains("__wf_handv");
 
       long asked = System.nanoTime();
       Api.Response answer = poll.get();

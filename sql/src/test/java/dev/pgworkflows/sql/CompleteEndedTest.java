@@ -1,13 +1,12 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,14 +15,6 @@ import org.junit.jupiter.api.Test;
  * nothing; one without a result is refused.
  */
 class CompleteEndedTest {
-
-  private static String one(Connection c, String sql) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      assertThat(rs.next()).isTrue();
-      return rs.getString(1);
-    }
-  }
 
   private static String end(String run, String msg, String receipt, String result) {
     return "SELECT concat_ws(' ', outcome, version, started_at IS NOT NULL,"
@@ -42,36 +33,36 @@ class CompleteEndedTest {
   @Test
   void aRunsEndIsAnsweredWithWhatItsSpanAndMetricsNeed() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
-      one(c, "SELECT queue.workflow_register_versions('ce', ARRAY[3])::text");
+      query(c, "SELECT queue.workflow_register_versions('ce', ARRAY[3])::text");
       String run =
-          one(
+          query(
               c,
               "SELECT run_id FROM queue.workflow_start('ce', '1', NULL, NULL, NULL, 365, 't-r-p')");
       String[] task =
-          one(c, "SELECT msg_id || ' ' || receipt FROM queue.workflow_poll('ce', '{3}', 1, 60)")
+          query(c, "SELECT msg_id || ' ' || receipt FROM queue.workflow_poll('ce', '{3}', 1, 60)")
               .split(" ");
       String ok = "'{\"status\": \"completed\", \"output\": 5}'";
 
-      assertThat(one(c, end(run, task[0], "1", ok)))
+      assertThat(query(c, end(run, task[0], "1", ok)))
           .as("nothing about the run")
           .isEqualTo("stale f");
-      assertThat(one(c, "SELECT status::text FROM queue.workflow_run WHERE run_id = " + run))
+      assertThat(query(c, "SELECT status::text FROM queue.workflow_run WHERE run_id = " + run))
           .isEqualTo("running");
-      assertThatThrownBy(() -> one(c, end(run, task[0], task[1], "NULL")))
+      assertThatThrownBy(() -> query(c, end(run, task[0], task[1], "NULL")))
           .isInstanceOf(SQLException.class)
           .extracting(e -> ((SQLException) e).getSQLState())
           .isEqualTo("22023");
 
-      assertThat(one(c, end(run, task[0], task[1], ok))).isEqualTo("ok 3 t t t-r-p");
+      assertThat(query(c, end(run, task[0], task[1], ok))).isEqualTo("ok 3 t t t-r-p");
       assertThat(
-              one(
+              query(
                   c,
                   "SELECT concat_ws(' ', status, output, (SELECT count(*) FROM"
                       + " queue.workflow_step s WHERE s.run_id = r.run_id))"
                       + " FROM queue.workflow_run r WHERE run_id = "
                       + run))
           .isEqualTo("completed 5 1");
-      assertThat(one(c, "SELECT count(*) FROM queue.q___wf_ce")).isEqualTo("0");
+      assertThat(query(c, "SELECT count(*) FROM queue.q___wf_ce")).isEqualTo("0");
     }
   }
 }

@@ -1,18 +1,15 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pgworkflows.testing.Notifications;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 /**
  * workflow_start_leased: the runs start as a start would, and the first messages of those a waiting
@@ -21,45 +18,10 @@ import org.postgresql.PGNotification;
  */
 class HandedStartTest {
 
-  private static List<String> rows(Connection c, String sql) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-    }
-    return out;
-  }
-
   private static String one(Connection c, String sql) throws SQLException {
     List<String> r = rows(c, sql);
     assertThat(r).hasSize(1);
     return r.get(0);
-  }
-
-  /** What listeners heard within a short while: the queues named. */
-  private static List<String> heard(PGConnection pg) throws SQLException {
-    List<String> out = new ArrayList<>();
-    long deadline = System.currentTimeMillis() + 300;
-    while (System.currentTimeMillis() < deadline) {
-      PGNotification[] batch = pg.getNotifications(50);
-      if (batch != null) {
-        for (PGNotification n : batch) {
-          out.add(n.getParameter());
-        }
-      }
-    }
-    return out;
-  }
-
-  private static PGConnection listen(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("LISTEN queue_wakeup");
-    }
-    PGConnection pg = c.unwrap(PGConnection.class);
-    heard(pg);
-    return pg;
   }
 
   @Test
@@ -68,7 +30,7 @@ class HandedStartTest {
     try (Connection c = db.connect();
         Connection listener = db.connect()) {
       rows(c, "SELECT queue.workflow_register_versions('hs', ARRAY[1, 2])::text");
-      PGConnection pg = listen(listener);
+      Notifications wakeups = Notifications.listen(listener);
       String answer =
           one(
               c,
@@ -82,7 +44,7 @@ class HandedStartTest {
       String run = f[8];
       String msg = f[9];
       String receipt = f[10];
-      assertThat(heard(pg)).as("a leased start wakes nobody").isEmpty();
+      assertThat(wakeups.heard()).as("a leased start wakes nobody").isEmpty();
 
       // The message is leased as a poll would lease it, and the run is as a start makes it.
       assertThat(
@@ -121,7 +83,7 @@ class HandedStartTest {
     try (Connection c = db.connect();
         Connection listener = db.connect()) {
       rows(c, "SELECT queue.workflow_register_versions('hs', ARRAY[1, 2])::text");
-      PGConnection pg = listen(listener);
+      Notifications wakeups = Notifications.listen(listener);
       // Another version than the poll runs.
       assertThat(
               one(
@@ -130,7 +92,7 @@ class HandedStartTest {
                       + " FROM queue.workflow_start_leased('hs', '[{\"input\": 1, \"version\": 1}]',"
                       + " ARRAY[2], 1, 60)"))
           .isEqualTo("t t t");
-      assertThat(heard(pg)).containsExactly("__wf_hs");
+      assertThat(wakeups.heard()).containsExactly("__wf_hs");
 
       // A batch: the poll takes two, in item order, of the runs of its version created here.
       List<String> answers =
@@ -143,7 +105,7 @@ class HandedStartTest {
                   + "{\"input\": 4, \"idempotencyKey\": \"k\"},"
                   + "{\"input\": 5}]', ARRAY[2], 2, 60) ORDER BY ord");
       assertThat(answers).containsExactly("1 t f", "2 t t 1", "3 t t 1", "4 t f");
-      assertThat(heard(pg)).containsExactly("__wf_hs");
+      assertThat(wakeups.heard()).containsExactly("__wf_hs");
       assertThat(
               rows(
                   c,
@@ -166,7 +128,7 @@ class HandedStartTest {
           c,
           "SELECT ord::text FROM queue.workflow_start_leased('hs',"
               + " '[{\"input\": 6}, {\"input\": 7}]', ARRAY[2], 5, 60)");
-      assertThat(heard(pg)).isEmpty();
+      assertThat(wakeups.heard()).isEmpty();
     }
   }
 

@@ -1,14 +1,12 @@
 package dev.pgworkflows.sql;
 
+import static dev.pgworkflows.sql.WorkflowSql.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,17 +17,6 @@ import org.junit.jupiter.api.Test;
  * with a key goes start by start.
  */
 class StartBatchTest {
-
-  private static List<String> rows(Connection c, String sql) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-    }
-    return out;
-  }
 
   @Test
   void aBatchWithoutKeysGivesEachRunWhatASingleStartWould() throws SQLException {

@@ -7,8 +7,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
-/** The workflow functions as the tests call them: runs held by their lease, lone completions. */
+/**
+ * The workflow functions as the tests call them: runs held by their lease, lone completions, and
+ * the first column of what a query returns.
+ */
 final class WorkflowSql {
   private WorkflowSql() {}
 
@@ -71,6 +76,18 @@ final class WorkflowSql {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
     }
+  }
+
+  /** The first column of every row. */
+  static List<String> rows(Connection c, String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
   }
 
   /** The first column of the first row, which there must be. */
