@@ -43,6 +43,7 @@ class HandedStartTest {
                     "/v1/workflows/" + wf + "/tasks/poll",
                     Map.of("versions", versions, "max", max, "waitSeconds", seconds)));
     awaitWaitingPolls(1);
+    sleep(50); // handed runs only once it has waited a while
     return poll;
   }
 

@@ -67,12 +67,13 @@ public final class LongPoll {
   }
 
   /**
-   * Claims a poll of {@code queue} now waiting on terms {@code fits} accepts, or null when there is
-   * none. The claimer must {@linkplain Waiters.Waiter#give give} it its answer, or nothing, in
-   * every case; until then the poll waits on, past its deadline if need be.
+   * Claims a poll of {@code queue} that has waited at least {@code minWaitNanos} on terms {@code
+   * fits} accepts, or null when there is none. The claimer must {@linkplain Waiters.Waiter#give
+   * give} it its answer, or nothing, in every case; until then the poll waits on, past its deadline
+   * if need be.
    */
-  public Waiters.Waiter claim(String queue, Predicate<Object> fits) {
-    return waiters.claim(queue, fits);
+  public Waiters.Waiter claim(String queue, long minWaitNanos, Predicate<Object> fits) {
+    return waiters.claim(queue, minWaitNanos, fits);
   }
 
   /** One poll: what it waits on and how it receives. */
@@ -141,7 +142,7 @@ public final class LongPoll {
             },
             remainingNanos,
             TimeUnit.NANOSECONDS);
-    w.armed = true;
+    w.arm();
     w.thenAcceptAsync(
         tried -> {
           if (tried == null) {

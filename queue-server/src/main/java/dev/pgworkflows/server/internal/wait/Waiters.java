@@ -41,6 +41,9 @@ public final class Waiters {
     /** Set once the poll waits: from then on every way it stops goes through its completion. */
     volatile boolean armed;
 
+    /** When it began to wait (System.nanoTime()), once armed. */
+    volatile long armedAt;
+
     Waiter(String queue, String key, Object terms) {
       this.queue = queue;
       this.key = key;
@@ -58,6 +61,12 @@ public final class Waiters {
      */
     public void give(List<?> tasks) {
       handed.complete(tasks);
+    }
+
+    /** The poll waits from now on. */
+    void arm() {
+      armedAt = System.nanoTime();
+      armed = true;
     }
   }
 
@@ -108,17 +117,23 @@ public final class Waiters {
   }
 
   /**
-   * Claims the longest-waiting poll of the queue whose terms {@code fits} accepts, if one is
-   * waiting: it is no longer woken or timed out, and answers with what it is {@linkplain
-   * Waiter#give given}, which its claimer must do in every case. Null when none is waiting.
+   * Claims the longest-waiting poll of the queue that has waited at least {@code minWaitNanos} and
+   * whose terms {@code fits} accepts: it is no longer woken or timed out, and answers with what it
+   * is {@linkplain Waiter#give given}, which its claimer must do in every case. Null when there is
+   * none.
    */
-  public Waiter claim(String queue, Predicate<Object> fits) {
+  public Waiter claim(String queue, long minWaitNanos, Predicate<Object> fits) {
     Deque<Waiter> d = byQueue.get(queue);
     if (d == null) {
       return null;
     }
     for (Waiter w : d) {
-      if (w.armed && w.terms != null && fits.test(w.terms) && d.remove(w) && w.complete(CLAIMED)) {
+      if (w.armed
+          && System.nanoTime() - w.armedAt >= minWaitNanos
+          && w.terms != null
+          && fits.test(w.terms)
+          && d.remove(w)
+          && w.complete(CLAIMED)) {
         return w;
       }
     }

@@ -34,7 +34,7 @@ class LongPollClaimTest {
 
   private Waiters.Waiter claimWhenWaiting() throws InterruptedException {
     for (int i = 0; i < 500; i++) {
-      Waiters.Waiter w = longPoll.claim("q", "terms"::equals);
+      Waiters.Waiter w = longPoll.claim("q", 0, "terms"::equals);
       if (w != null) {
         return w;
       }
@@ -96,7 +96,7 @@ class LongPollClaimTest {
             "terms",
             10_000,
             () -> {
-              during[0] = longPoll.claim("q", t -> true);
+              during[0] = longPoll.claim("q", 0, t -> true);
               return List.of("mine");
             });
     assertThat(poll.get(5, TimeUnit.SECONDS)).containsExactly("mine");
@@ -104,7 +104,7 @@ class LongPollClaimTest {
 
     CompletableFuture<List<String>> untermed = longPoll.poll("q", "k", null, 300, List::<String>of);
     Thread.sleep(100);
-    assertThat(longPoll.claim("q", t -> true)).isNull();
+    assertThat(longPoll.claim("q", 0, t -> true)).isNull();
     assertThat(untermed.get(5, TimeUnit.SECONDS)).isEmpty();
   }
 }

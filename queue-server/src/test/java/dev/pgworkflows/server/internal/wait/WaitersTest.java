@@ -49,15 +49,15 @@ class WaitersTest {
     Waiters.Waiter untermed = waiters.register("q", "a", null);
     Waiters.Waiter other = waiters.register("q", "b", "terms 2");
     Waiters.Waiter fitting = waiters.register("q", "a", "terms 1");
-    untermed.armed = true;
-    other.armed = true;
-    fitting.armed = true;
-    assertThat(waiters.claim("q", "terms 1"::equals))
+    untermed.arm();
+    other.arm();
+    fitting.arm();
+    assertThat(waiters.claim("q", 0, "terms 1"::equals))
         .as("the one still receiving is not claimed, nor one without terms")
         .isSameAs(fitting);
     assertThat(fitting.getNow(null)).isSameAs(Waiters.CLAIMED);
-    assertThat(waiters.claim("q", "terms 1"::equals)).isNull();
-    assertThat(waiters.claim("other", t -> true)).isNull();
+    assertThat(waiters.claim("q", 0, "terms 1"::equals)).isNull();
+    assertThat(waiters.claim("other", 0, t -> true)).isNull();
 
     fitting.give(java.util.List.of("task"));
     assertThat(fitting.handed.getNow(null)).isEqualTo(java.util.List.of("task"));
