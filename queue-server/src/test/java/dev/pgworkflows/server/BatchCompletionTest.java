@@ -246,6 +246,75 @@ class BatchCompletionTest {
     assertThat(api.post("/v1/workflows/whole/tasks/complete", Map.of()).status()).isEqualTo(400);
   }
 
+  private static Api.Response batch(String wf, List<?> items, Map<String, Object> take) {
+    return api.post(
+        "/v1/workflows/" + wf + "/tasks/complete", Map.of("completions", items, "take", take));
+  }
+
+  /**
+   * {@code take} leases due tasks with the answers, as a poll would: one of the runs started
+   * meanwhile comes back leased (a poll no longer gets it, and its receipt completes its step). A
+   * bad {@code take} refuses the batch and changes nothing; one for versions no run has takes
+   * nothing.
+   */
+  @Test
+  void aBatchTakesTasksForTheSlotsItFrees() {
+    long first = start("takes", 1);
+    JsonNode task = poll("takes", 1).get(first);
+    long second = start("takes", 2);
+    long third = start("takes", 3);
+    Map<String, Object> finish =
+        item(task, "step", step("a", 1), "result", Map.of("status", "completed", "output", 1));
+
+    for (Map<String, Object> bad :
+        List.<Map<String, Object>>of(
+            Map.of(),
+            Map.of("versions", List.of()),
+            Map.of("versions", List.of(0)),
+            Map.of("versions", List.of(1), "max", 0),
+            Map.of("versions", List.of(1), "max", 101),
+            Map.of("versions", List.of(1), "leaseSeconds", 0),
+            Map.of("versions", List.of(1), "leaseSeconds", 43201),
+            Map.of("versions", List.of(1), "unknown", 1))) {
+      Api.Response r = batch("takes", List.of(finish), bad);
+      assertThat(r.status()).as("%s: %s", bad, r.body()).isEqualTo(400);
+      assertThat(r.isProblem()).isTrue();
+    }
+    assertThat(run("takes", first).get("status").asText()).isEqualTo("running");
+    assertThat(journal("takes", first)).isEmpty();
+
+    Api.Response r =
+        batch(
+            "takes", List.of(finish), Map.of("versions", List.of(1), "max", 1, "leaseSeconds", 30));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.json().get("results").get(0).get("outcome").asText()).isEqualTo("ok");
+    assertThat(run("takes", first).get("status").asText()).isEqualTo("completed");
+    JsonNode tasks = r.json().get("tasks");
+    assertThat(tasks).hasSize(1);
+    JsonNode taken = tasks.get(0);
+    long takenRun = taken.get("runId").asLong();
+    assertThat(takenRun).isIn(second, third);
+
+    // Leased: a poll gets only the other run.
+    Api.Response polled =
+        api.post(
+            "/v1/workflows/takes/tasks/poll",
+            Map.of("versions", List.of(1), "max", 10, "waitSeconds", 0));
+    assertThat(polled.json().get("tasks").findValuesAsText("runId"))
+        .containsExactly(String.valueOf(takenRun == second ? third : second));
+
+    // The taken task's receipt holds the lease; a take for versions no run has takes nothing.
+    Api.Response next =
+        batch(
+            "takes",
+            List.of(item(taken, "step", step("a", 2), "next", Map.of("inline", true))),
+            Map.of("versions", List.of(7)));
+    assertThat(next.status()).as(next.body()).isEqualTo(200);
+    assertThat(next.json().get("results").get(0).get("outcome").asText()).isEqualTo("ok");
+    assertThat(next.json().get("tasks")).isEmpty();
+    assertThat(journal("takes", takenRun)).containsExactly("a");
+  }
+
   /** A sleep step completed on the single-run route with {@code next}. */
   private static Api.Response sleep(String wf, long id, JsonNode task, Map<String, Object> next) {
     return api.post(

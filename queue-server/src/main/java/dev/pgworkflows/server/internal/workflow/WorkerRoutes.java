@@ -24,12 +24,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The worker protocol: long-poll for tasks, complete a step (journal + continue or finish + ack in
  * one transaction), retry a step later, and extend a lease while a long step runs.
  */
 public final class WorkerRoutes {
+  private static final Logger log = LoggerFactory.getLogger(WorkerRoutes.class);
+
   record Poll(List<Integer> versions, Integer max, Integer waitSeconds, Integer leaseSeconds) {}
 
   record Step(String name, String kind, JsonNode output, JsonNode error, Instant startedAt) {}
@@ -73,7 +77,13 @@ public final class WorkerRoutes {
     }
   }
 
-  record Batch(List<BatchItem> completions) {}
+  /**
+   * Tasks to lease with a batch of completions, for the worker's slots those completions free (a
+   * run that ended or was handed back): as a poll with these terms would, without waiting.
+   */
+  record Take(List<Integer> versions, Integer max, Integer leaseSeconds) {}
+
+  record Batch(List<BatchItem> completions, Take take) {}
 
   record Retry(Long messageId, String receipt, Long delayMs, String step) {}
 
@@ -121,15 +131,7 @@ public final class WorkerRoutes {
   private void poll(Context ctx) {
     String name = WorkflowRoutes.name(ctx);
     Poll req = Json.body(ctx, Poll.class);
-    if (req.versions() == null || req.versions().isEmpty() || req.versions().size() > 16) {
-      throw ApiException.badRequest(
-          "versions", "versions must list 1 to 16 versions this worker runs");
-    }
-    for (Integer v : req.versions()) {
-      if (v == null || v < 1) {
-        throw ApiException.badRequest("versions", "versions must be positive integers");
-      }
-    }
+    checkVersions("versions", req.versions());
     int max = Params.range("max", req.max(), 1, 1, 100);
     int wait =
         Params.range("waitSeconds", req.waitSeconds(), 0, 0, (int) LongPoll.MAX_WAIT.toSeconds());
@@ -151,6 +153,31 @@ public final class WorkerRoutes {
       return;
     }
     ctx.future(() -> result.thenAccept(tasks -> Json.respond(ctx, 200, Map.of("tasks", tasks))));
+  }
+
+  private static void checkVersions(String field, List<Integer> versions) {
+    if (versions == null || versions.isEmpty() || versions.size() > 16) {
+      throw ApiException.badRequest(field, field + " must list 1 to 16 versions this worker runs");
+    }
+    for (Integer v : versions) {
+      if (v == null || v < 1) {
+        throw ApiException.badRequest(field, field + " must be positive integers");
+      }
+    }
+  }
+
+  /** A checked {@link Take}. */
+  private record TakeTerms(List<Integer> versions, int max, int lease) {}
+
+  private static TakeTerms checkTake(Take take) {
+    if (take == null) {
+      return null;
+    }
+    checkVersions("take.versions", take.versions());
+    return new TakeTerms(
+        List.copyOf(take.versions()),
+        Params.range("take.max", take.max(), 1, 1, 100),
+        Params.range("take.leaseSeconds", take.leaseSeconds(), 60, 1, 43200));
   }
 
   /**
@@ -290,6 +317,7 @@ public final class WorkerRoutes {
       throw ApiException.badRequest(
           "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
     }
+    TakeTerms take = checkTake(req.take());
     int n = req.completions().size();
     List<Map<String, Object>> answers = new ArrayList<>(n);
     List<Checked> accepted = new ArrayList<>(n);
@@ -340,7 +368,27 @@ public final class WorkerRoutes {
         answers.set(at.get(k), outcome(o.completed()));
       }
     }
-    Json.respond(ctx, 200, Map.of("results", answers));
+    if (take == null) {
+      Json.respond(ctx, 200, Map.of("results", answers));
+      return;
+    }
+    Json.respond(ctx, 200, Map.of("results", answers, "tasks", taken(name, take)));
+  }
+
+  /**
+   * The tasks a batch takes, after its completions committed. A failure here leaves the batch's
+   * answers standing: the worker learns of no task, and the poll thread finds any there are.
+   */
+  private List<TaskView> taken(String name, TakeTerms take) {
+    try {
+      registerVersions(name, take.versions());
+      return store.poll(name, take.versions(), take.max(), take.lease());
+    } catch (DatabaseException e) {
+      if (Problems.status(e) >= 500) {
+        log.warn("taking tasks of {} after a batch failed: {}", name, e.getMessage());
+      }
+      return List.of();
+    }
   }
 
   /**
