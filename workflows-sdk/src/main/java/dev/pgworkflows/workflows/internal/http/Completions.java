@@ -26,6 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * by then, to the oldest of their threads, which wakes to send them. Every completion's thread is
  * woken once, with its answer or with a batch to send, and no thread sits between a task and the
  * server: a lone completion is one request on the calling thread.
+ *
+ * <p>With a {@link TakeBack}, a batch holding completions that free a slot asks for as many tasks
+ * as it frees slots, and each such completion's thread is handed at most one of them: a worker
+ * under load takes its next runs with the answers of the last ones instead of a poll of their own.
  */
 public final class Completions implements AutoCloseable {
   static final int MAX_BATCH = 100;
@@ -37,13 +41,18 @@ public final class Completions implements AutoCloseable {
   /** One completion and the thread waiting for its answer. */
   private static final class Pending {
     final Map<String, Object> item;
+    final boolean frees;
     final Thread owner = Thread.currentThread();
+
+    /** A task taken back for this completion's slot; set before the outcome. */
+    JsonNode task;
 
     /** Null while waiting; then the answer (JsonNode), a RuntimeException, or a Lead. */
     volatile Object outcome;
 
-    Pending(Map<String, Object> item) {
+    Pending(Map<String, Object> item, boolean frees) {
       this.item = item;
+      this.frees = frees;
     }
 
     void settle(Object o) {
@@ -71,14 +80,20 @@ public final class Completions implements AutoCloseable {
 
   private final Transport transport;
   private final String path;
+  private final TakeBack takeBack;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int sending;
   private boolean closed;
 
   public Completions(Transport transport, String workflow) {
+    this(transport, workflow, null);
+  }
+
+  public Completions(Transport transport, String workflow, TakeBack takeBack) {
     this.transport = transport;
     this.path = "/v1/workflows/" + workflow + "/tasks/complete";
+    this.takeBack = takeBack;
   }
 
   /**
@@ -87,13 +102,21 @@ public final class Completions implements AutoCloseable {
    * completion and {@link ServerUnavailableException} when the request could not be made.
    */
   public JsonNode complete(long runId, Map<String, Object> body) {
+    return complete(runId, body, false);
+  }
+
+  /**
+   * As {@link #complete(long, Map)}; {@code frees} says the calling thread is done with the run
+   * after this completion, so with a {@link TakeBack} open, a task may be handed over for its slot.
+   */
+  public JsonNode complete(long runId, Map<String, Object> body, boolean frees) {
     Map<String, Object> item = new LinkedHashMap<>();
     item.put("runId", runId);
     item.putAll(body);
     // The step span's context, so the server's record of this write joins the run's trace.
     W3CTraceContextPropagator.getInstance()
         .inject(Context.current(), item, (m, k, v) -> m.put(k, v));
-    Pending p = new Pending(item);
+    Pending p = new Pending(item, frees && takeBack != null && takeBack.open().getAsBoolean());
     List<Pending> batch = null;
     synchronized (lock) {
       if (closed) {
@@ -108,6 +131,9 @@ public final class Completions implements AutoCloseable {
     Object o = batch != null ? lead(batch, p) : p.await();
     if (o instanceof Lead l) {
       o = lead(l.batch(), p);
+    }
+    if (p.task != null) {
+      takeBack.handed().accept(p.task);
     }
     if (o instanceof RuntimeException e) {
       throw e;
@@ -148,14 +174,36 @@ public final class Completions implements AutoCloseable {
 
   private void send(List<Pending> batch) {
     List<Map<String, Object>> items = new ArrayList<>(batch.size());
+    int frees = 0;
     for (Pending p : batch) {
       items.add(p.item);
+      frees += p.frees ? 1 : 0;
+    }
+    Map<String, Object> request = new LinkedHashMap<>();
+    request.put("completions", items);
+    if (frees > 0) {
+      request.put(
+          "take",
+          Map.of(
+              "versions", takeBack.versions(),
+              "max", frees,
+              "leaseSeconds", takeBack.leaseSeconds()));
     }
     // The request belongs to no one run's trace (each item carries its own), whichever run's
     // thread sends it.
     Scope root = Context.root().makeCurrent();
     try {
-      JsonNode results = transport.post(path, Map.of("completions", items)).get("results");
+      JsonNode answer = transport.post(path, request);
+      JsonNode tasks = answer.get("tasks");
+      if (tasks != null && tasks.size() > 0) {
+        int k = 0;
+        for (Pending p : batch) {
+          if (p.frees && k < tasks.size()) {
+            p.task = tasks.get(k++);
+          }
+        }
+      }
+      JsonNode results = answer.get("results");
       for (int i = 0; i < batch.size(); i++) {
         JsonNode r = results == null ? null : results.get(i);
         if (r == null) {

@@ -50,7 +50,7 @@ public final class Lease {
     if (seconds != null) {
       body.put("stepSeconds", seconds);
     }
-    JsonNode r = write(COMPLETE, body);
+    JsonNode r = write(COMPLETE, body, false);
     String outcome = r.get("outcome").asText();
     if ("ok".equals(outcome)) {
       // The same receipt means the lease was kept as it was, ending when it did.
@@ -70,7 +70,7 @@ public final class Lease {
       body.put("step", step);
     }
     body.put("next", next);
-    return write(COMPLETE, body).get("outcome").asText();
+    return write(COMPLETE, body, true).get("outcome").asText();
   }
 
   /**
@@ -87,7 +87,7 @@ public final class Lease {
       body.put("stepSeconds", seconds);
     }
     body.put("result", result);
-    return write(COMPLETE, body).get("outcome").asText();
+    return write(COMPLETE, body, true).get("outcome").asText();
   }
 
   /** Hands the task back to reappear after {@code delay}. */
@@ -98,7 +98,7 @@ public final class Lease {
     if (step != null) {
       body.put("step", step);
     }
-    return write("/retry", body).get("outcome").asText();
+    return write("/retry", body, false).get("outcome").asText();
   }
 
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */
@@ -131,16 +131,17 @@ public final class Lease {
 
   /**
    * Posts a write, retrying while the server is unreachable. A refusal (4xx) means this worker can
-   * no longer act for the run: the body unwinds and the lease is left to run out.
+   * no longer act for the run: the body unwinds and the lease is left to run out. {@code frees}: a
+   * completion after which this thread is done with the run (it may bring the slot's next task).
    */
-  private JsonNode write(String path, Map<String, Object> body) {
+  private JsonNode write(String path, Map<String, Object> body, boolean frees) {
     long backoffMs = 50;
     while (true) {
       try {
         // Step completions travel with those of the worker's other runs (one request, one
         // transaction); the rarer writes go on their own.
         return path.equals(COMPLETE)
-            ? completions.complete(runId, body)
+            ? completions.complete(runId, body, frees)
             : transport.post(base + path, body);
       } catch (ApiException e) {
         log.error("the server refused {} {}: {}", base, path, e.getMessage());

@@ -7,9 +7,11 @@ import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.TakeBack;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code workflow.serve()}: one thread long-polls for as many tasks as there are free slots, a pool
- * runs them. When the server is unreachable it backs off and tries again; leased tasks it could not
+ * runs them. A run's last completion may bring back the next task for its slot, which its thread
+ * runs next. When the server is unreachable it backs off and tries again; leased tasks it could not
  * finish come back to some worker when their lease runs out.
  */
 public final class PollingWorker<I, O> implements Worker {
@@ -40,14 +43,29 @@ public final class PollingWorker<I, O> implements Worker {
   private final TaskRunner<I, O> runner;
   private final Thread poller;
   private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** Tasks a runner thread's last completion brought back for its slot, run next on that thread. */
+  private final ThreadLocal<ArrayDeque<Task>> handed = ThreadLocal.withInitial(ArrayDeque::new);
+
   private volatile boolean stopping;
+  private volatile boolean polling;
 
   private PollingWorker(Workflow<I, O> workflow, WorkerOptions options) {
     this.workflow = workflow;
     this.options = options;
     this.transport = new Transport(options.url(), options.token());
-    this.completions = new Completions(transport, workflow.name());
     this.slots = new Semaphore(options.concurrency());
+    this.completions =
+        new Completions(
+            transport,
+            workflow.name(),
+            new TakeBack(
+                versions(),
+                options.lease().toSeconds(),
+                // Only a saturated worker asks: while a slot is free, a poll is out for it (or
+                // about to be), and takes whatever is due.
+                () -> !stopping && !polling && slots.availablePermits() == 0,
+                node -> handed.get().add(Transport.JSON.convertValue(node, Task.class))));
     AtomicInteger n = new AtomicInteger();
     this.runners =
         Executors.newFixedThreadPool(
@@ -110,8 +128,13 @@ public final class PollingWorker<I, O> implements Worker {
         req.put("max", max);
         req.put("waitSeconds", options.pollWait().toSeconds());
         req.put("leaseSeconds", options.lease().toSeconds());
-        JsonNode resp =
-            transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
+        JsonNode resp;
+        polling = true;
+        try {
+          resp = transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
+        } finally {
+          polling = false;
+        }
         backoffMs = 100;
         List<Task> tasks =
             Transport.JSON.convertValue(
@@ -126,10 +149,13 @@ public final class PollingWorker<I, O> implements Worker {
           runners.execute(
               () -> {
                 try {
-                  if (stopping) {
-                    runner.release(task);
-                  } else {
-                    runner.run(task);
+                  ArrayDeque<Task> more = handed.get();
+                  for (Task next = task; next != null; next = more.poll()) {
+                    if (stopping) {
+                      runner.release(next);
+                    } else {
+                      runner.run(next);
+                    }
                   }
                 } finally {
                   inFlight.decrementAndGet();

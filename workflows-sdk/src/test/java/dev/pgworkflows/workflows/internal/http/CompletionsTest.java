@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -129,6 +130,73 @@ class CompletionsTest {
       completions.close();
     }
     assertThat(client.steps("mixed", tasks.get(1).runId())).isEmpty();
+  }
+
+  private static Map<String, Object> finish(Task t) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("messageId", t.messageId());
+    body.put("receipt", t.receipt());
+    body.put("leaseSeconds", 60);
+    body.put("result", Map.of("status", "completed", "output", t.runId()));
+    return body;
+  }
+
+  /**
+   * With a {@link TakeBack} open, a completion that frees its slot brings a due task back, handed
+   * over on its own thread before it returns; one that does not free a slot, or made while the
+   * take-back is closed, takes nothing.
+   */
+  @Test
+  void aCompletionThatFreesItsSlotBringsTheNextTask() {
+    List<Task> tasks = leased("handed", 3);
+    long due = client.start("handed", 99).runId();
+    AtomicBoolean open = new AtomicBoolean(false);
+    List<JsonNode> handed = new ArrayList<>();
+    Thread self = Thread.currentThread();
+    Completions completions =
+        new Completions(
+            transport,
+            "handed",
+            new TakeBack(
+                List.of(1),
+                30,
+                open::get,
+                t -> {
+                  assertThat(Thread.currentThread()).isSameAs(self);
+                  handed.add(t);
+                }));
+    try {
+      assertThat(
+              completions
+                  .complete(tasks.get(0).runId(), finish(tasks.get(0)), true)
+                  .get("outcome")
+                  .asText())
+          .isEqualTo("ok");
+      assertThat(handed).as("closed: nothing taken").isEmpty();
+      open.set(true);
+      assertThat(
+              completions
+                  .complete(tasks.get(1).runId(), inline(tasks.get(1), "one"), false)
+                  .get("outcome")
+                  .asText())
+          .isEqualTo("ok");
+      assertThat(handed).as("no slot freed: nothing taken").isEmpty();
+      assertThat(
+              completions
+                  .complete(tasks.get(2).runId(), finish(tasks.get(2)), true)
+                  .get("outcome")
+                  .asText())
+          .isEqualTo("ok");
+      assertThat(handed).hasSize(1);
+      Task next = Transport.JSON.convertValue(handed.get(0), Task.class);
+      assertThat(next.runId()).isEqualTo(due);
+      assertThat(completions.complete(due, inline(next, "first"), false).get("outcome").asText())
+          .as("the handed task's lease is held")
+          .isEqualTo("ok");
+    } finally {
+      completions.close();
+    }
+    assertThat(client.steps("handed", due)).extracting(StepInfo::name).containsExactly("first");
   }
 
   @Test
