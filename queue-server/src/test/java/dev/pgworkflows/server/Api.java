@@ -57,6 +57,27 @@ public final class Api {
     return send("DELETE", path, null, Map.of());
   }
 
+  /** Until the server has {@code n} polls waiting (its own gauge); fails after 10 s. */
+  public void awaitWaitingPolls(int n) {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (System.currentTimeMillis() < deadline) {
+      String scrape = withToken(null).get("/metrics").body();
+      for (String line : scrape.split("\n")) {
+        if (line.startsWith("queue_waiting_polls ")
+            && Double.parseDouble(line.substring(line.indexOf(' ') + 1)) >= n) {
+          return;
+        }
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    throw new AssertionError("no poll came to wait");
+  }
+
   public Response post(String path, Object body) {
     return send("POST", path, body, Map.of());
   }

@@ -42,25 +42,9 @@ class HandedStartTest {
                 api.post(
                     "/v1/workflows/" + wf + "/tasks/poll",
                     Map.of("versions", versions, "max", max, "waitSeconds", seconds)));
-    awaitWaitingPolls(1);
+    api.awaitWaitingPolls(1);
     sleep(50); // handed runs only once it has waited a while
     return poll;
-  }
-
-  /** Until the server has {@code n} polls waiting (its own gauge). */
-  private static void awaitWaitingPolls(int n) {
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (System.currentTimeMillis() < deadline) {
-      String scrape = api.withToken(null).get("/metrics").body();
-      for (String line : scrape.split("\n")) {
-        if (line.startsWith("queue_waiting_polls ")
-            && Double.parseDouble(line.substring(line.indexOf(' ') + 1)) >= n) {
-          return;
-        }
-      }
-      sleep(20);
-    }
-    throw new AssertionError("no poll came to wait");
   }
 
   private static void sleep(long ms) {

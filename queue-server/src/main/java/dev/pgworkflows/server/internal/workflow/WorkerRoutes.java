@@ -484,6 +484,11 @@ public final class WorkerRoutes {
       throw ApiException.badRequest("delayMs", "delayMs must be between 0 and one year");
     }
     String outcome = store.retry(runId, msg, receipt, req.delayMs());
+    if ("ok".equals(outcome) && req.delayMs() <= 60_000) {
+      // The task is due again soon (at once, for a task handed back): wake this server's
+      // pollers then, as after a short sleep (a retry sends no NOTIFY).
+      timers.wakeAt("__wf_" + name, Instant.now().plusMillis(req.delayMs()));
+    }
     if ("ok".equals(outcome) && req.step() != null) {
       events.stepRetried(name, req.step());
     }
