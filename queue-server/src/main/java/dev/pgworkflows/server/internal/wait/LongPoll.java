@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,14 @@ public final class LongPoll {
   private final Executor io;
   private final ScheduledExecutorService scheduler;
   private final Function<String, Optional<Instant>> nextVisibleAt;
+
+  /** How long a looked-up next visible time is used again by polls going to wait. */
+  static final long LOOKUP_REUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** A queue's next visible time as last looked up, and when (System.nanoTime()). */
+  private record LookedUp(Optional<Instant> next, long atNanos) {}
+
+  private final ConcurrentHashMap<String, LookedUp> lookedUp = new ConcurrentHashMap<>();
 
   public LongPoll(
       Waiters waiters,
@@ -133,7 +142,6 @@ public final class LongPoll {
       result.complete(List.of());
       return;
     }
-    armTimer(queue, remainingNanos);
     var timeout =
         scheduler.schedule(
             () -> {
@@ -160,6 +168,8 @@ public final class LongPoll {
           }
         },
         io);
+    // After arming: the poll may be claimed or woken while the next visible time is looked up.
+    armTimer(queue, remainingNanos);
   }
 
   /** A claimed poll's answer: what it was given, or, given nothing, a receive of its own. */
@@ -184,8 +194,7 @@ public final class LongPoll {
       return;
     }
     try {
-      nextVisibleAt
-          .apply(queue)
+      nextVisible(queue)
           .ifPresent(
               at -> {
                 Instant now = Instant.now();
@@ -199,5 +208,25 @@ public final class LongPoll {
     } catch (RuntimeException e) {
       log.debug("could not look up the next visible time of {}: {}", queue, e.getMessage());
     }
+  }
+
+  /**
+   * The queue's next visible time. Polls that go to wait one after another share a lookup younger
+   * than {@link #LOOKUP_REUSE_NANOS} that still lies ahead. A message delayed in that moment by
+   * another server (this server's own short delays set their timers as they are made) gets its
+   * timer from the next poll to look up afresh, or is found by the fallback tick, as one delayed
+   * after the last poll went to wait always was.
+   */
+  private Optional<Instant> nextVisible(String queue) {
+    long now = System.nanoTime();
+    LookedUp last = lookedUp.get(queue);
+    if (last != null
+        && now - last.atNanos() < LOOKUP_REUSE_NANOS
+        && (last.next().isEmpty() || last.next().get().isAfter(Instant.now()))) {
+      return last.next();
+    }
+    Optional<Instant> next = nextVisibleAt.apply(queue);
+    lookedUp.put(queue, new LookedUp(next, now));
+    return next;
   }
 }
