@@ -166,15 +166,13 @@ public final class WorkerRoutes {
     }
   }
 
-  /** A checked {@link Take}. */
-  private record TakeTerms(List<Integer> versions, int max, int lease) {}
-
-  private static TakeTerms checkTake(Take take) {
+  /** A checked {@link Take}: what it takes, as a poll on these terms would. */
+  private static Terms checkTake(Take take) {
     if (take == null) {
       return null;
     }
     checkVersions("take.versions", take.versions());
-    return new TakeTerms(
+    return new Terms(
         List.copyOf(take.versions()),
         Params.range("take.max", take.max(), 1, 1, 100),
         Params.range("take.leaseSeconds", take.leaseSeconds(), 60, 1, 43200));
@@ -317,7 +315,7 @@ public final class WorkerRoutes {
       throw ApiException.badRequest(
           "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
     }
-    TakeTerms take = checkTake(req.take());
+    Terms take = checkTake(req.take());
     int n = req.completions().size();
     List<Map<String, Object>> answers = new ArrayList<>(n);
     List<Checked> accepted = new ArrayList<>(n);
@@ -368,21 +366,22 @@ public final class WorkerRoutes {
         answers.set(at.get(k), outcome(o.completed()));
       }
     }
-    if (take == null) {
-      Json.respond(ctx, 200, Map.of("results", answers));
-      return;
-    }
-    Json.respond(ctx, 200, Map.of("results", answers, "tasks", taken(name, take)));
+    Json.respond(
+        ctx,
+        200,
+        take == null
+            ? Map.of("results", answers)
+            : Map.of("results", answers, "tasks", taken(name, take)));
   }
 
   /**
    * The tasks a batch takes, after its completions committed. A failure here leaves the batch's
    * answers standing: the worker learns of no task, and the poll thread finds any there are.
    */
-  private List<TaskView> taken(String name, TakeTerms take) {
+  private List<TaskView> taken(String name, Terms take) {
     try {
       registerVersions(name, take.versions());
-      return store.poll(name, take.versions(), take.max(), take.lease());
+      return store.poll(name, take.versions(), take.max(), take.leaseSeconds());
     } catch (DatabaseException e) {
       if (Problems.status(e) >= 500) {
         log.warn("taking tasks of {} after a batch failed: {}", name, e.getMessage());
