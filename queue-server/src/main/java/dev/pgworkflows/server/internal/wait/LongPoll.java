@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -71,9 +73,40 @@ public final class LongPoll {
       String queue, String key, Object terms, long waitMillis, Supplier<List<T>> receive) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     CompletableFuture<List<T>> result = new CompletableFuture<>();
-    attempt(new Attempt<>(queue, key, terms, deadline, receive, result), null);
+    attempt(new Attempt<>(queue, key, terms, deadline, receive, result, null, null), null, -1);
     return result;
   }
+
+  /**
+   * One turn of a task stream: a poll that, when a claim handed it its answer, says how to begin
+   * the next turn. Pass that turn's {@link Turn#quietMark} back: the next turn then skips its first
+   * receive when no wake-up of the queue went unanswered in between, because whatever became due
+   * since the claim woke or was handed to some poll. Pass -1 to receive first, as a poll does. A
+   * turn woken when {@code wanted} says false passes its wake-up on and ends empty.
+   */
+  public <T> CompletableFuture<Turn<T>> turn(
+      String queue,
+      String key,
+      Object terms,
+      long waitMillis,
+      Supplier<List<T>> receive,
+      long quietMark,
+      BooleanSupplier wanted) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    CompletableFuture<List<T>> result = new CompletableFuture<>();
+    AtomicLong claimed = new AtomicLong(-1);
+    attempt(
+        new Attempt<>(queue, key, terms, deadline, receive, result, claimed, wanted),
+        null,
+        quietMark);
+    return result.thenApply(tasks -> new Turn<>(tasks, claimed.get()));
+  }
+
+  /**
+   * What a stream's turn got, and the mark for its next turn: -1 unless a claim handed it the
+   * tasks.
+   */
+  public record Turn<T>(List<T> tasks, long quietMark) {}
 
   /**
    * Claims a poll of {@code queue} that has waited at least {@code minWaitNanos} on terms {@code
@@ -85,6 +118,14 @@ public final class LongPoll {
     return waiters.claim(queue, minWaitNanos, fits);
   }
 
+  /**
+   * Ends the waits of the queue's polls whose terms {@code which} accepts: they answer with nothing
+   * at once (a stream's turn that has ended).
+   */
+  public void dismiss(String queue, Predicate<Object> which) {
+    waiters.dismiss(queue, which);
+  }
+
   /** One poll: what it waits on and how it receives. */
   private record Attempt<T>(
       String queue,
@@ -92,19 +133,23 @@ public final class LongPoll {
       Object terms,
       long deadline,
       Supplier<List<T>> receive,
-      CompletableFuture<List<T>> result) {}
+      CompletableFuture<List<T>> result,
+      AtomicLong claimMark,
+      BooleanSupplier wanted) {}
 
   /**
    * One receive. {@code woken} is what woke this attempt: the keys its wake-up already tried in
-   * vain; null for the first attempt.
+   * vain; null for the first attempt. {@code quietMark}, when not -1, skips the receive if no
+   * wake-up of the queue was missed since that mark was taken.
    */
-  private <T> void attempt(Attempt<T> a, Set<String> woken) {
+  private <T> void attempt(Attempt<T> a, Set<String> woken, long quietMark) {
     String queue = a.queue();
     CompletableFuture<List<T>> result = a.result();
     Waiters.Waiter w = waiters.register(queue, a.key(), a.terms());
     List<T> got;
     try {
-      got = a.receive().get();
+      // Registered first: from here every wake-up finds this waiter.
+      got = quietMark >= 0 && waiters.missed(queue) == quietMark ? List.of() : a.receive().get();
     } catch (RuntimeException e) {
       if (woken == null) {
         waiters.remove(w);
@@ -159,12 +204,13 @@ public final class LongPoll {
           }
           timeout.cancel(false);
           if (tried == Waiters.CLAIMED) {
-            w.handed.thenAccept(tasks -> handedOver(a, tasks));
-          } else if (System.nanoTime() - a.deadline() >= 0) {
+            w.handed.thenAccept(tasks -> handedOver(a, w, tasks));
+          } else if (System.nanoTime() - a.deadline() >= 0
+              || (a.wanted() != null && !a.wanted().getAsBoolean())) {
             waiters.passOn(queue, tried); // a wake-up that came too late for us
             result.complete(List.of());
           } else {
-            attempt(a, tried);
+            attempt(a, tried, -1);
           }
         },
         io);
@@ -174,13 +220,16 @@ public final class LongPoll {
 
   /** A claimed poll's answer: what it was given, or, given nothing, a receive of its own. */
   @SuppressWarnings("unchecked")
-  private <T> void handedOver(Attempt<T> a, List<?> tasks) {
+  private <T> void handedOver(Attempt<T> a, Waiters.Waiter w, List<?> tasks) {
     if (!tasks.isEmpty()) {
+      if (a.claimMark() != null) {
+        a.claimMark().set(w.missedAtClaim);
+      }
       a.result().complete((List<T>) tasks);
     } else if (System.nanoTime() - a.deadline() >= 0) {
       a.result().complete(List.of());
     } else {
-      io.execute(() -> attempt(a, null));
+      io.execute(() -> attempt(a, null, -1));
     }
   }
 

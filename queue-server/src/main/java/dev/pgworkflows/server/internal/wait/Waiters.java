@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -44,6 +45,9 @@ public final class Waiters {
     /** When it began to wait (System.nanoTime()), once armed. */
     volatile long armedAt;
 
+    /** The queue's count of missed wake-ups just before a claim took this waiter. */
+    volatile long missedAtClaim;
+
     Waiter(String queue, String key, Object terms) {
       this.queue = queue;
       this.key = key;
@@ -75,6 +79,9 @@ public final class Waiters {
 
   private final ConcurrentHashMap<String, Deque<Waiter>> byQueue = new ConcurrentHashMap<>();
 
+  /** Per queue, the wake-ups that found no waiter to take them (see {@link #missed}). */
+  private final ConcurrentHashMap<String, AtomicLong> missed = new ConcurrentHashMap<>();
+
   /**
    * Registers a poll on {@code queue} that takes what {@code key} names; {@code terms}, when not
    * null, says what it would take from a {@link #claim}.
@@ -104,16 +111,26 @@ public final class Waiters {
    */
   public boolean passOn(String queue, Set<String> tried) {
     Deque<Waiter> d = byQueue.get(queue);
-    if (d == null) {
-      return false;
-    }
-    // In arrival order; a fresh wake-up takes the first, found at the head.
-    for (Waiter w : d) {
-      if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
-        return true;
+    if (d != null) {
+      // In arrival order; a fresh wake-up takes the first, found at the head.
+      for (Waiter w : d) {
+        if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
+          return true;
+        }
       }
     }
+    missed.computeIfAbsent(queue, q -> new AtomicLong()).incrementAndGet();
     return false;
+  }
+
+  /**
+   * How many wake-ups of {@code queue} found no waiter to take them, so far. A poll that was
+   * claimed and registers again may skip its receive when this has not moved since the claim: every
+   * wake-up in between went to some other waiter.
+   */
+  public long missed(String queue) {
+    AtomicLong n = missed.get(queue);
+    return n == null ? 0 : n.get();
   }
 
   /**
@@ -131,13 +148,31 @@ public final class Waiters {
       if (w.armed
           && System.nanoTime() - w.armedAt >= minWaitNanos
           && w.terms != null
-          && fits.test(w.terms)
-          && d.remove(w)
-          && w.complete(CLAIMED)) {
-        return w;
+          && fits.test(w.terms)) {
+        // Read before the waiter leaves the deque: a wake-up missed after this moment counts.
+        w.missedAtClaim = missed(queue);
+        if (d.remove(w) && w.complete(CLAIMED)) {
+          return w;
+        }
       }
     }
     return null;
+  }
+
+  /**
+   * Ends the waits of the queue's waiters whose terms {@code which} accepts, as if their time ran
+   * out: they no longer take wake-ups or claims.
+   */
+  public void dismiss(String queue, Predicate<Object> which) {
+    Deque<Waiter> d = byQueue.get(queue);
+    if (d == null) {
+      return;
+    }
+    for (Waiter w : d) {
+      if (w.terms != null && which.test(w.terms) && d.remove(w)) {
+        w.complete(null);
+      }
+    }
   }
 
   /** Queues with at least one waiting poll. */

@@ -65,4 +65,38 @@ class WaitersTest {
     assertThat(receiving.isDone()).as("wake-ups go to those still registered").isTrue();
     assertThat(waiters.waiting()).isEqualTo(2);
   }
+
+  @Test
+  void wakeUpsThatFindNobodyAreCountedAndAClaimRemembersTheCount() {
+    Waiters waiters = new Waiters();
+    assertThat(waiters.missed("q")).isZero();
+    assertThat(waiters.wakeOne("q")).isFalse();
+    Waiters.Waiter a = waiters.register("q", "a", "terms");
+    assertThat(waiters.passOn("q", Set.of("a"))).as("no waiter of another kind").isFalse();
+    assertThat(waiters.missed("q")).isEqualTo(2);
+    assertThat(waiters.wakeOne("q")).isTrue();
+    assertThat(waiters.missed("q")).as("a wake-up that found a waiter").isEqualTo(2);
+    assertThat(waiters.missed("other")).isZero();
+
+    Waiters.Waiter b = waiters.register("q", "a", "terms");
+    b.arm();
+    assertThat(waiters.claim("q", 0, "terms"::equals)).isSameAs(b);
+    assertThat(b.missedAtClaim).isEqualTo(2);
+    assertThat(a.isDone()).isTrue();
+  }
+
+  @Test
+  void aDismissedWaiterStopsWaitingAndTakesNoWakeUp() {
+    Waiters waiters = new Waiters();
+    Waiters.Waiter mine = waiters.register("q", "a", "mine");
+    Waiters.Waiter theirs = waiters.register("q", "a", "theirs");
+    mine.arm();
+    theirs.arm();
+    waiters.dismiss("q", "mine"::equals);
+    assertThat(mine.isDone()).isTrue();
+    assertThat(mine.getNow(Set.of("x"))).as("as if its time ran out").isNull();
+    assertThat(waiters.wakeOne("q")).isTrue();
+    assertThat(theirs.getNow(null)).isEmpty();
+    assertThat(waiters.waiting()).isZero();
+  }
 }
