@@ -60,6 +60,7 @@ public final class QueueServer implements AutoCloseable {
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
   private Wakeups wakeups;
+  private WorkerRoutes workerRoutes;
   private ConnectionInfo connectionInfo;
 
   private QueueServer() {}
@@ -167,7 +168,9 @@ public final class QueueServer implements AutoCloseable {
     closeables.add(sweeper);
     WorkflowRoutes workflowRoutes =
         new WorkflowRoutes(workflows, new HandedStarts(workflows, longPoll), events, tracing);
-    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, timers, events, tracing);
+    WorkerRoutes workerRoutes =
+        new WorkerRoutes(workflows, longPoll, timers, scheduler, events, tracing);
+    this.workerRoutes = workerRoutes;
 
     app =
         Javalin.create(
@@ -226,6 +229,9 @@ public final class QueueServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (workerRoutes != null) {
+      workerRoutes.endStreams();
+    }
     if (app != null) {
       app.stop();
     }

@@ -12,14 +12,17 @@ import java.util.concurrent.TimeUnit;
  * V023) and the poll answers with them at once: no NOTIFY, no wake-up, no receive. Without such a
  * poll, or for runs it does not take, a start goes the usual way.
  *
- * <p>Only a poll that has waited a while is handed runs. A poll that began to wait a moment ago
- * belongs to a busy worker, which gains more from taking many runs in one receive after a wake-up
- * than from one run now: handing each start to such polls cost a burn-down a fifth of its
- * throughput.
+ * <p>A waiting task stream is handed runs first, whenever it waits. Only a poll that has waited a
+ * while is handed runs. A poll that began to wait a moment ago belongs to a busy worker, which
+ * gains more from taking many runs in one receive after a wake-up than from one run now: handing
+ * each start to such polls cost a burn-down a fifth of its throughput.
  */
 public final class HandedStarts {
   /** How long a poll must have waited to be handed runs. */
   private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** A stream waiting with room for this many runs is handed them without that wait. */
+  private static final int ROOMY = 8;
 
   private final WorkflowStore store;
   private final LongPoll longPoll;
@@ -35,17 +38,37 @@ public final class HandedStarts {
    * @return the answers in order, or null when no poll of this server waits for a run of these
    */
   List<WorkflowStore.Started> start(String name, List<WorkflowStore.BatchStart> items) {
+    String queue = "__wf_" + name;
+    // A waiting task stream first: its credit is the worker's free slots, so it takes runs as
+    // soon as it waits. Then a poll that has waited a while.
     Waiters.Waiter poll =
         longPoll.claim(
-            "__wf_" + name,
-            MIN_WAIT_NANOS,
-            terms -> terms instanceof WorkerRoutes.Terms t && takesAny(t, items));
+            queue,
+            0,
+            terms ->
+                terms instanceof TaskStream.Claim c
+                    && c.terms().max() >= ROOMY
+                    && c.stream().open()
+                    && takesAny(c.terms(), items));
+    if (poll == null) {
+      poll =
+          longPoll.claim(
+              queue,
+              MIN_WAIT_NANOS,
+              terms ->
+                  terms instanceof TaskStream.Claim c
+                      ? c.stream().open() && takesAny(c.terms(), items)
+                      : terms instanceof WorkerRoutes.Terms t && takesAny(t, items));
+    }
     if (poll == null) {
       return null;
     }
     List<TaskView> tasks = new ArrayList<>();
     try {
-      WorkerRoutes.Terms t = (WorkerRoutes.Terms) poll.terms();
+      WorkerRoutes.Terms t =
+          poll.terms() instanceof TaskStream.Claim c
+              ? c.terms()
+              : (WorkerRoutes.Terms) poll.terms();
       List<WorkflowStore.StartedTask> rows =
           store.startLeased(
               name, items, t.versions(), Math.min(t.max(), items.size()), t.leaseSeconds());

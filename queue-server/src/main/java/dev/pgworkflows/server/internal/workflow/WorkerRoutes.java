@@ -14,6 +14,8 @@ import dev.pgworkflows.server.internal.wait.LongPoll;
 import dev.pgworkflows.server.internal.wait.Timers;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +38,8 @@ public final class WorkerRoutes {
   private static final Logger log = LoggerFactory.getLogger(WorkerRoutes.class);
 
   record Poll(List<Integer> versions, Integer max, Integer waitSeconds, Integer leaseSeconds) {}
+
+  record Stream(List<Integer> versions, Integer slots, Integer seconds, Integer leaseSeconds) {}
 
   record Step(String name, String kind, JsonNode output, JsonNode error, Instant startedAt) {}
 
@@ -106,11 +111,13 @@ public final class WorkerRoutes {
 
   private final Tracing tracing;
   private final Timers timers;
+  private final TaskStreams streams;
 
   public WorkerRoutes(
       WorkflowStore store,
       LongPoll longPoll,
       Timers timers,
+      ScheduledExecutorService scheduler,
       WorkflowEvents events,
       Tracing tracing) {
     this.store = store;
@@ -118,10 +125,13 @@ public final class WorkerRoutes {
     this.timers = timers;
     this.events = events;
     this.tracing = tracing;
+    this.streams = new TaskStreams(store, longPoll, timers, scheduler);
   }
 
   public void register(RoutesConfig routes) {
     routes.post("/v1/workflows/{name}/tasks/poll", this::poll);
+    routes.post("/v1/workflows/{name}/tasks/stream", this::stream);
+    routes.delete("/v1/workflows/{name}/tasks/stream/{streamId}", this::endStream);
     routes.post("/v1/workflows/{name}/tasks/complete", this::completeMany);
     routes.post("/v1/workflows/{name}/runs/{runId}/complete", this::complete);
     routes.post("/v1/workflows/{name}/runs/{runId}/retry", this::retry);
@@ -153,6 +163,46 @@ public final class WorkerRoutes {
       return;
     }
     ctx.future(() -> result.thenAccept(tasks -> Json.respond(ctx, 200, Map.of("tasks", tasks))));
+  }
+
+  /** Ends every task stream, so that they close before the server stops. */
+  public void endStreams() {
+    streams.endAll();
+  }
+
+  /**
+   * Opens a task stream: newline-delimited JSON, first the stream's id, then tasks as they come,
+   * for as many as the worker reports free slots, until {@code seconds} have passed.
+   */
+  private void stream(Context ctx) {
+    String name = WorkflowRoutes.name(ctx);
+    Stream req = Json.body(ctx, Stream.class);
+    checkVersions("versions", req.versions());
+    int slots = Params.range("slots", req.slots(), 1, 0, 1000);
+    int seconds =
+        Params.range("seconds", req.seconds(), 30, 1, (int) LongPoll.MAX_WAIT.toSeconds());
+    int lease = Params.range("leaseSeconds", req.leaseSeconds(), 60, 1, 43200);
+    registerVersions(name, req.versions());
+    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds);
+    try {
+      ctx.status(200);
+      ctx.res().setContentType("application/x-ndjson");
+      OutputStream out = ctx.res().getOutputStream();
+      s.start();
+      s.pump(out);
+    } catch (IOException e) {
+      s.end();
+    } finally {
+      streams.closed(s);
+    }
+  }
+
+  private void endStream(Context ctx) {
+    String name = WorkflowRoutes.name(ctx);
+    if (!streams.end(name, ctx.pathParam("streamId"))) {
+      throw ApiException.notFound("no task stream " + ctx.pathParam("streamId") + " of " + name);
+    }
+    ctx.status(204);
   }
 
   private static void checkVersions(String field, List<Integer> versions) {
@@ -281,6 +331,7 @@ public final class WorkerRoutes {
   private void complete(Context ctx) {
     String name = WorkflowRoutes.name(ctx);
     long runId = WorkflowRoutes.runId(ctx);
+    TaskStreams.Report report = TaskStreams.parse(ctx.header(TaskStreams.HEADER));
     Checked c = check(runId, Json.body(ctx, Complete.class));
     WorkflowStore.BatchOutcome o = completeOne(c);
     WorkflowStore.Completed done = o.completed();
@@ -290,6 +341,7 @@ public final class WorkerRoutes {
         runEnded(name, c, o);
       }
     }
+    streams.apply(name, report, 0);
     Json.respond(ctx, 200, outcome(done));
   }
 
@@ -308,6 +360,7 @@ public final class WorkerRoutes {
   private void completeMany(Context ctx) {
     String name = WorkflowRoutes.name(ctx);
     Instant received = Instant.now();
+    TaskStreams.Report report = TaskStreams.parse(ctx.header(TaskStreams.HEADER));
     Batch req = Json.body(ctx, Batch.class);
     if (req.completions() == null
         || req.completions().isEmpty()
@@ -366,12 +419,15 @@ public final class WorkerRoutes {
         answers.set(at.get(k), outcome(o.completed()));
       }
     }
-    Json.respond(
-        ctx,
-        200,
-        take == null
-            ? Map.of("results", answers)
-            : Map.of("results", answers, "tasks", taken(name, take)));
+    if (take == null) {
+      streams.apply(name, report, 0);
+      Json.respond(ctx, 200, Map.of("results", answers));
+      return;
+    }
+    List<TaskView> tasks = taken(name, take);
+    // The slots that asked and got nothing are free too.
+    streams.apply(name, report, take.max() - tasks.size());
+    Json.respond(ctx, 200, Map.of("results", answers, "tasks", tasks));
   }
 
   /**
@@ -476,6 +532,7 @@ public final class WorkerRoutes {
   private void retry(Context ctx) {
     String name = WorkflowRoutes.name(ctx);
     long runId = WorkflowRoutes.runId(ctx);
+    TaskStreams.Report report = TaskStreams.parse(ctx.header(TaskStreams.HEADER));
     Retry req = Json.body(ctx, Retry.class);
     long msg = messageId(req.messageId());
     long receipt = receipt(req.receipt());
@@ -491,6 +548,7 @@ public final class WorkerRoutes {
     if ("ok".equals(outcome) && req.step() != null) {
       events.stepRetried(name, req.step());
     }
+    streams.apply(name, report, 0);
     Json.respond(ctx, 200, Map.of("outcome", outcome));
   }
 

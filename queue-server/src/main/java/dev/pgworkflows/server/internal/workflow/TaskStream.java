@@ -1,0 +1,273 @@
+package dev.pgworkflows.server.internal.workflow;
+
+import dev.pgworkflows.server.internal.http.Json;
+import dev.pgworkflows.server.internal.wait.LongPoll;
+import dev.pgworkflows.server.internal.wait.Timers;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker's task stream: a response that stays open and carries the workflow's tasks as they
+ * become due, for as many as the worker has free slots. Behind it the stream takes turns at the
+ * queue, as a poll does (receive, or wait for a wake-up or for a start to hand it runs), but a turn
+ * that delivers is followed by the next at once, on the server, so the stream is almost always
+ * waiting and a start can hand it its run. A turn that follows a claim skips its receive when no
+ * wake-up went unanswered meanwhile.
+ *
+ * <p>Credit: the worker reports, with its writes, how many tasks of the stream it has seen and how
+ * many slots it has free; the stream may have {@code free - (sent - seen)} tasks out. Reports are
+ * numbered, and only a newer one counts, so reports that overtake each other do no harm. A report
+ * that raises the credit from nothing begins a turn.
+ *
+ * <p>Tasks the stream could not write (the worker went away, or the stream ended as they came) are
+ * handed back at once.
+ */
+final class TaskStream {
+  private static final Logger log = LoggerFactory.getLogger(TaskStream.class);
+
+  /** The most tasks one turn takes, as for a poll. */
+  static final int MAX_TAKE = 100;
+
+  /** Put in the outbox to end the stream before its time. */
+  private static final List<TaskView> END = new ArrayList<>();
+
+  /** What a waiting turn of this stream takes, for a start that would hand it runs. */
+  record Claim(TaskStream stream, WorkerRoutes.Terms terms) {}
+
+  final String id;
+  private final String name;
+  private final String queue;
+  private final List<Integer> versions;
+  private final int leaseSeconds;
+  private final long deadlineNanos;
+  private final WorkflowStore store;
+  private final LongPoll longPoll;
+  private final Timers timers;
+  private final ScheduledExecutorService scheduler;
+  private final LinkedBlockingQueue<List<TaskView>> outbox = new LinkedBlockingQueue<>();
+
+  // Guarded by this.
+  private long sent;
+  private long report;
+  private long seen;
+  private long free;
+  private boolean turning;
+  private boolean closed;
+
+  TaskStream(
+      String id,
+      String name,
+      List<Integer> versions,
+      int slots,
+      int leaseSeconds,
+      int seconds,
+      WorkflowStore store,
+      LongPoll longPoll,
+      Timers timers,
+      ScheduledExecutorService scheduler) {
+    this.id = id;
+    this.name = name;
+    this.queue = "__wf_" + name;
+    this.versions = List.copyOf(versions);
+    this.leaseSeconds = leaseSeconds;
+    this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    this.free = slots;
+    this.store = store;
+    this.longPoll = longPoll;
+    this.timers = timers;
+    this.scheduler = scheduler;
+  }
+
+  /** The workflow whose tasks it carries. */
+  String name() {
+    return name;
+  }
+
+  /** Whether the stream still takes tasks. */
+  synchronized boolean open() {
+    return !closed;
+  }
+
+  /**
+   * The worker's report: {@code seen} tasks of this stream read, {@code free} slots free. Only a
+   * report numbered above the last one counts.
+   */
+  void report(long number, long seen, long free) {
+    synchronized (this) {
+      if (number <= report || closed) {
+        return;
+      }
+      report = number;
+      this.seen = Math.min(seen, sent);
+      this.free = free;
+      if (turning || credit() == 0) {
+        return;
+      }
+      turning = true;
+    }
+    turns(-1);
+  }
+
+  /** Tasks the stream may still send; called holding the lock. */
+  private int credit() {
+    return (int) Math.max(0, Math.min(MAX_TAKE, free - (sent - seen)));
+  }
+
+  /** Begins taking tasks. */
+  void start() {
+    synchronized (this) {
+      turning = true;
+    }
+    turns(-1);
+  }
+
+  /** Takes turns while there is credit; a turn that must wait goes on in its callback. */
+  private void turns(long quietMark) {
+    while (true) {
+      int max;
+      long remaining;
+      synchronized (this) {
+        max = credit();
+        remaining = deadlineNanos - System.nanoTime();
+        if (closed || max == 0 || remaining <= 0) {
+          turning = false;
+          return;
+        }
+      }
+      CompletableFuture<LongPoll.Turn<TaskView>> turn =
+          longPoll.turn(
+              queue,
+              WorkerRoutes.waitKey(versions),
+              new Claim(this, new WorkerRoutes.Terms(versions, max, leaseSeconds)),
+              TimeUnit.NANOSECONDS.toMillis(remaining),
+              () -> open() ? store.poll(name, versions, max, leaseSeconds) : List.of(),
+              quietMark,
+              this::open);
+      if (!turn.isDone()) {
+        turn.whenComplete(this::afterTurn);
+        return;
+      }
+      LongPoll.Turn<TaskView> t;
+      try {
+        t = turn.join();
+      } catch (CompletionException e) {
+        afterTurn(null, e);
+        return;
+      }
+      deliver(t.tasks());
+      quietMark = t.quietMark();
+    }
+  }
+
+  private void afterTurn(LongPoll.Turn<TaskView> t, Throwable error) {
+    if (error != null) {
+      // The receive failed (the database is away): try again shortly.
+      log.debug("task stream {} of {} could not receive: {}", id, name, error.toString());
+      scheduler.schedule(() -> turns(-1), 1, TimeUnit.SECONDS);
+      return;
+    }
+    deliver(t.tasks());
+    turns(t.quietMark());
+  }
+
+  private void deliver(List<TaskView> tasks) {
+    if (tasks.isEmpty()) {
+      return;
+    }
+    boolean back;
+    synchronized (this) {
+      back = closed;
+      if (!back) {
+        sent += tasks.size();
+        outbox.add(tasks);
+      }
+    }
+    if (back) {
+      handBack(tasks);
+    }
+  }
+
+  /**
+   * Writes the stream: its id, then each delivery as it comes, until its time is up, it is ended,
+   * or the worker goes away. Runs on the request's thread.
+   */
+  void pump(OutputStream out) {
+    try {
+      write(out, Map.of("stream", id));
+      while (true) {
+        long remaining = deadlineNanos - System.nanoTime();
+        List<TaskView> tasks = remaining > 0 ? outbox.poll(remaining, TimeUnit.NANOSECONDS) : null;
+        if (tasks == null || tasks == END) {
+          return;
+        }
+        try {
+          write(out, Map.of("tasks", tasks));
+        } catch (IOException e) {
+          handBack(tasks);
+          throw e;
+        }
+      }
+    } catch (IOException e) {
+      log.debug("task stream {} of {} broke: {}", id, name, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      close();
+      List<TaskView> left = new ArrayList<>();
+      for (List<TaskView> tasks; (tasks = outbox.poll()) != null; ) {
+        left.addAll(tasks);
+      }
+      handBack(left);
+    }
+  }
+
+  private static void write(OutputStream out, Object line) throws IOException {
+    out.write(Json.MAPPER.writeValueAsBytes(line));
+    out.write('\n');
+    out.flush();
+  }
+
+  /** Ends the stream: it writes what it holds and closes; what comes later is handed back. */
+  void end() {
+    close();
+    outbox.add(END);
+  }
+
+  /** Stops taking tasks; a turn that waits stops waiting. */
+  private void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    longPoll.dismiss(queue, terms -> terms instanceof Claim c && c.stream() == this);
+  }
+
+  /** Hands tasks back to be due at once, for some poll or stream to take. */
+  private void handBack(List<TaskView> tasks) {
+    if (tasks.isEmpty()) {
+      return;
+    }
+    for (TaskView t : tasks) {
+      try {
+        store.retry(t.runId(), t.messageId(), Long.parseLong(t.receipt()), 0);
+      } catch (RuntimeException e) {
+        // Its lease runs out and it comes back then.
+        log.debug("could not hand back run {}: {}", t.runId(), e.toString());
+      }
+    }
+    timers.wakeAt(queue, Instant.now());
+  }
+}
