@@ -1,6 +1,6 @@
 package dev.pgworkflows.workflows;
 
-import dev.pgworkflows.workflows.internal.worker.PollingWorker;
+import dev.pgworkflows.workflows.internal.worker.TaskWorker;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -122,6 +122,6 @@ public final class Workflow<I, O> {
 
   /** Starts a worker that long-polls for this workflow's runs until closed. */
   public Worker serve(WorkerOptions options) {
-    return PollingWorker.start(this, options);
+    return TaskWorker.start(this, options);
   }
 }

@@ -42,6 +42,7 @@ public final class Completions implements AutoCloseable {
   private static final class Pending {
     final Map<String, Object> item;
     final boolean frees;
+    final boolean asks;
     final Thread owner = Thread.currentThread();
 
     /** A task taken back for this completion's slot; set before the outcome. */
@@ -50,9 +51,10 @@ public final class Completions implements AutoCloseable {
     /** Null while waiting; then the answer (JsonNode), a RuntimeException, or a Lead. */
     volatile Object outcome;
 
-    Pending(Map<String, Object> item, boolean frees) {
+    Pending(Map<String, Object> item, boolean frees, boolean asks) {
       this.item = item;
       this.frees = frees;
+      this.asks = asks;
     }
 
     void settle(Object o) {
@@ -81,19 +83,34 @@ public final class Completions implements AutoCloseable {
   private final Transport transport;
   private final String path;
   private final TakeBack takeBack;
+  private final StreamSlots slots;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int sending;
   private boolean closed;
 
   public Completions(Transport transport, String workflow) {
-    this(transport, workflow, null);
+    this(transport, workflow, null, null);
   }
 
   public Completions(Transport transport, String workflow, TakeBack takeBack) {
+    this(transport, workflow, takeBack, null);
+  }
+
+  /** With {@code slots}, every batch carries the worker's slot report for its task stream. */
+  public Completions(Transport transport, String workflow, TakeBack takeBack, StreamSlots slots) {
     this.transport = transport;
     this.path = "/v1/workflows/" + workflow + "/tasks/complete";
     this.takeBack = takeBack;
+    this.slots = slots;
+  }
+
+  /**
+   * The slot report for a write after which {@code freeing} more slots are free; null without a
+   * task stream.
+   */
+  public String slotReport(int freeing) {
+    return slots == null ? null : slots.report(freeing);
   }
 
   /**
@@ -116,7 +133,8 @@ public final class Completions implements AutoCloseable {
     // The step span's context, so the server's record of this write joins the run's trace.
     W3CTraceContextPropagator.getInstance()
         .inject(Context.current(), item, (m, k, v) -> m.put(k, v));
-    Pending p = new Pending(item, frees && takeBack != null && takeBack.open().getAsBoolean());
+    Pending p =
+        new Pending(item, frees, frees && takeBack != null && takeBack.open().getAsBoolean());
     List<Pending> batch = null;
     synchronized (lock) {
       if (closed) {
@@ -175,30 +193,34 @@ public final class Completions implements AutoCloseable {
   private void send(List<Pending> batch) {
     List<Map<String, Object>> items = new ArrayList<>(batch.size());
     int frees = 0;
+    int asks = 0;
     for (Pending p : batch) {
       items.add(p.item);
       frees += p.frees ? 1 : 0;
+      asks += p.asks ? 1 : 0;
     }
     Map<String, Object> request = new LinkedHashMap<>();
     request.put("completions", items);
-    if (frees > 0) {
+    if (asks > 0) {
       request.put(
           "take",
           Map.of(
               "versions", takeBack.versions(),
-              "max", frees,
+              "max", asks,
               "leaseSeconds", takeBack.leaseSeconds()));
     }
     // The request belongs to no one run's trace (each item carries its own), whichever run's
     // thread sends it.
     Scope root = Context.root().makeCurrent();
     try {
-      JsonNode answer = transport.post(path, request);
+      // Slots that ask for a task are not reported free: the server counts those it could not
+      // fill as free when it applies the report.
+      JsonNode answer = transport.post(path, request, StreamSlots.HEADER, slotReport(frees - asks));
       JsonNode tasks = answer.get("tasks");
       if (tasks != null && tasks.size() > 0) {
         int k = 0;
         for (Pending p : batch) {
-          if (p.frees && k < tasks.size()) {
+          if (p.asks && k < tasks.size()) {
             p.task = tasks.get(k++);
           }
         }

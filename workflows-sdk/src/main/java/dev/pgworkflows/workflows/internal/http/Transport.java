@@ -10,12 +10,16 @@ import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /** JSON over HTTP to the server; problem+json answers become {@link ApiException}s. */
 public final class Transport {
@@ -47,6 +51,19 @@ public final class Transport {
     return send("POST", path, body, Duration.ofSeconds(30));
   }
 
+  /** As {@link #post(String, Object)}, with one more header when {@code value} is not null. */
+  public JsonNode post(String path, Object body, String header, String value) {
+    return exchange("POST", path, body, Duration.ofSeconds(30), header, value, null);
+  }
+
+  /**
+   * Posts and reads the answer as newline-delimited JSON, handing each line to {@code lines} as it
+   * arrives, until the server ends it. Throws as {@link #send} does.
+   */
+  public void stream(String path, Object body, Duration timeout, Consumer<JsonNode> lines) {
+    exchange("POST", path, body, timeout, null, null, lines);
+  }
+
   /**
    * Sends one request. Throws {@link ApiException} for an error status and {@link
    * ServerUnavailableException} when the server cannot be reached or answers 502 to 504.
@@ -59,6 +76,17 @@ public final class Transport {
    * default 5) idle connections per server; processes with many concurrent callers may raise it.
    */
   public JsonNode send(String method, String path, Object body, Duration timeout) {
+    return exchange(method, path, body, timeout, null, null, null);
+  }
+
+  private JsonNode exchange(
+      String method,
+      String path,
+      Object body,
+      Duration timeout,
+      String header,
+      String value,
+      Consumer<JsonNode> lines) {
     byte[] bytes;
     try {
       bytes = body == null ? null : JSON.writeValueAsBytes(body);
@@ -76,6 +104,9 @@ public final class Transport {
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", authorization);
       c.setRequestProperty("Accept", "application/json");
+      if (value != null) {
+        c.setRequestProperty(header, value);
+      }
       // W3C trace context of the current span (a step's), so server spans join the run's trace.
       W3CTraceContextPropagator.getInstance()
           .inject(
@@ -88,6 +119,10 @@ public final class Transport {
         }
       }
       status = c.getResponseCode();
+      if (lines != null && status >= 200 && status < 300) {
+        readLines(c.getInputStream(), lines);
+        return null;
+      }
       // Read to the end and close, so the connection goes back to the keep-alive cache.
       try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
         answer = in == null ? new byte[0] : in.readAllBytes();
@@ -115,6 +150,17 @@ public final class Transport {
       throw new ServerUnavailableException("server answered " + status + ": " + detail, null);
     }
     throw new ApiException(status, detail);
+  }
+
+  private static void readLines(InputStream body, Consumer<JsonNode> lines) throws IOException {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        if (!line.isBlank()) {
+          lines.accept(JSON.readTree(line));
+        }
+      }
+    }
   }
 
   private static JsonNode parse(byte[] body) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.StreamSlots;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -140,9 +141,14 @@ public final class Lease {
       try {
         // Step completions travel with those of the worker's other runs (one request, one
         // transaction); the rarer writes go on their own.
+        // A task handed back (a retry) frees its slot, which the worker's task stream hears of.
         return path.equals(COMPLETE)
             ? completions.complete(runId, body, frees)
-            : transport.post(base + path, body);
+            : transport.post(
+                base + path,
+                body,
+                StreamSlots.HEADER,
+                completions.slotReport(path.equals("/retry") ? 1 : 0));
       } catch (ApiException e) {
         log.error("the server refused {} {}: {}", base, path, e.getMessage());
         throw new Suspend(Suspend.Why.LEASE_LOST);

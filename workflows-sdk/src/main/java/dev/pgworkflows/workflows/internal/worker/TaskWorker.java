@@ -7,6 +7,7 @@ import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.StreamSlots;
 import dev.pgworkflows.workflows.internal.http.TakeBack;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -25,15 +26,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code workflow.serve()}: one thread long-polls for as many tasks as there are free slots, a pool
- * runs them. A run's last completion may bring back the next task for its slot, which its thread
- * runs next. When the server is unreachable it backs off and tries again; leased tasks it could not
- * finish come back to some worker when their lease runs out.
+ * {@code workflow.serve()}: one thread reads the workflow's task stream, which the server fills as
+ * tasks become due, for as many as the worker has free slots; a pool runs them. A run's last
+ * completion may bring back the next task for its slot, which its thread runs next. With {@link
+ * WorkerOptions#longPoll} the thread long-polls instead. When the server is unreachable it backs
+ * off and tries again; leased tasks it could not finish come back to some worker when their lease
+ * runs out.
  */
-public final class PollingWorker<I, O> implements Worker {
-  private static final Logger log = LoggerFactory.getLogger(PollingWorker.class);
+public final class TaskWorker<I, O> implements Worker {
+  private static final Logger log = LoggerFactory.getLogger(TaskWorker.class);
 
   private final Workflow<I, O> workflow;
+
+  /** Whether this worker reads task streams (the default) or long-polls. */
+  private final boolean stream;
+
   private final WorkerOptions options;
   private final Transport transport;
   private final Completions completions;
@@ -50,11 +57,19 @@ public final class PollingWorker<I, O> implements Worker {
   private volatile boolean stopping;
   private volatile boolean polling;
 
-  private PollingWorker(Workflow<I, O> workflow, WorkerOptions options) {
+  /** The worker's slots as its task stream knows them. */
+  private final StreamSlots streamSlots;
+
+  /** The task stream open now, or null. */
+  private volatile String streamId;
+
+  private TaskWorker(Workflow<I, O> workflow, WorkerOptions options) {
     this.workflow = workflow;
     this.options = options;
+    this.stream = !options.longPoll();
     this.transport = new Transport(options.url(), options.token());
     this.slots = new Semaphore(options.concurrency());
+    this.streamSlots = new StreamSlots(options.concurrency());
     this.completions =
         new Completions(
             transport,
@@ -62,10 +77,11 @@ public final class PollingWorker<I, O> implements Worker {
             new TakeBack(
                 versions(),
                 options.lease().toSeconds(),
-                // Only a saturated worker asks: while a slot is free, a poll is out for it (or
-                // about to be), and takes whatever is due.
-                () -> !stopping && !polling && slots.availablePermits() == 0,
-                node -> handed.get().add(Transport.JSON.convertValue(node, Task.class))));
+                // Only a saturated worker asks: while a slot is free, its stream (or a poll) is
+                // out for it, and takes whatever is due.
+                () -> !stopping && (stream || !polling) && slots.availablePermits() == 0,
+                node -> handed.get().add(Transport.JSON.convertValue(node, Task.class))),
+            stream ? streamSlots : null);
     AtomicInteger n = new AtomicInteger();
     this.runners =
         Executors.newFixedThreadPool(
@@ -94,18 +110,108 @@ public final class PollingWorker<I, O> implements Worker {
                     ? options.openTelemetry()
                     : io.opentelemetry.api.GlobalOpenTelemetry.get())
                 .getTracer("dev.pgworkflows.workflows"));
-    this.poller = new Thread(this::pollLoop, "wf-" + workflow.name() + "-poll");
+    this.poller =
+        new Thread(stream ? this::streamLoop : this::pollLoop, "wf-" + workflow.name() + "-poll");
     this.poller.setDaemon(true);
   }
 
   public static <I, O> Worker start(Workflow<I, O> workflow, WorkerOptions options) {
-    PollingWorker<I, O> w = new PollingWorker<>(workflow, options);
+    TaskWorker<I, O> w = new TaskWorker<>(workflow, options);
     w.poller.start();
     return w;
   }
 
   private List<Integer> versions() {
     return options.versions() != null ? options.versions() : List.of(workflow.version());
+  }
+
+  /**
+   * Reads task streams, one after another: each lasts {@code pollWait} and carries tasks for the
+   * slots this worker reports free.
+   */
+  private void streamLoop() {
+    long backoffMs = 100;
+    String path = "/v1/workflows/" + workflow.name() + "/tasks/stream";
+    while (!stopping) {
+      try {
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("versions", versions());
+        req.put("slots", Math.max(0, Math.min(1000, streamSlots.free())));
+        req.put("seconds", Math.max(1, options.pollWait().toSeconds()));
+        req.put("leaseSeconds", options.lease().toSeconds());
+        transport.stream(
+            path, req, options.pollWait().plus(Duration.ofSeconds(15)), this::streamed);
+        backoffMs = 100;
+      } catch (ServerUnavailableException | ApiException e) {
+        if (stopping) {
+          return;
+        }
+        log.warn(
+            "the task stream of {} failed ({}); retrying in {} ms",
+            workflow.name(),
+            e.getMessage(),
+            backoffMs);
+        sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 5_000);
+      } catch (RuntimeException e) {
+        log.error("the task stream of {} failed unexpectedly", workflow.name(), e);
+        sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 5_000);
+      } finally {
+        streamId = null;
+        streamSlots.ended();
+      }
+    }
+  }
+
+  /** One line of the task stream: its id, or tasks, each run as soon as a slot is free. */
+  private void streamed(JsonNode line) {
+    if (line.hasNonNull("stream")) {
+      streamId = line.get("stream").asText();
+      streamSlots.opened(streamId);
+      if (stopping) {
+        endStream(streamId); // the worker began to close while the stream opened
+      }
+      return;
+    }
+    JsonNode node = line.get("tasks");
+    if (node == null || node.isEmpty()) {
+      return;
+    }
+    List<Task> tasks =
+        Transport.JSON.convertValue(
+            node, Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
+    streamSlots.received(tasks.size());
+    for (Task task : tasks) {
+      slots.acquireUninterruptibly();
+      inFlight.incrementAndGet();
+      runners.execute(
+          () -> {
+            try {
+              ArrayDeque<Task> more = handed.get();
+              for (Task next = task; next != null; next = more.poll()) {
+                if (stopping) {
+                  runner.release(next);
+                } else {
+                  runner.run(next);
+                }
+              }
+            } finally {
+              inFlight.decrementAndGet();
+              streamSlots.freed();
+              slots.release();
+            }
+          });
+    }
+  }
+
+  /** Asks the server to end a stream: it writes what it holds and hands back what comes later. */
+  private void endStream(String id) {
+    try {
+      transport.delete("/v1/workflows/" + workflow.name() + "/tasks/stream/" + id);
+    } catch (RuntimeException e) {
+      log.debug("could not end the task stream of {}: {}", workflow.name(), e.getMessage());
+    }
   }
 
   private void pollLoop() {
@@ -207,10 +313,14 @@ public final class PollingWorker<I, O> implements Worker {
       return;
     }
     stopping = true;
+    String open = streamId;
+    if (open != null) {
+      endStream(open);
+    }
     try {
-      // The poll in flight is not interrupted: the server may already have leased tasks to it,
-      // and an abandoned poll would strand them until their lease ran out. It returns within
-      // pollWait; whatever it brings is handed straight back.
+      // The stream ends as asked, or the poll in flight returns within pollWait: neither is cut,
+      // because the server may already have leased tasks to it, which would then be stranded until
+      // their lease ran out. Whatever comes is handed straight back.
       poller.join(options.pollWait().plusSeconds(20).toMillis());
       if (poller.isAlive()) {
         poller.interrupt();

@@ -1,0 +1,136 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.TestServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A worker takes its tasks from a task stream: a backlog runs through without a poll, never more at
+ * once than the worker's concurrency, and every run ends with its steps journaled once.
+ */
+class TaskStreamWorkerTest {
+  private static TestServer server;
+  private static WorkflowClient client;
+
+  @BeforeAll
+  static void start() {
+    server = TestServer.start();
+    client = WorkflowClient.connect(server.url());
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  /** Requests the server has answered on {@code route} so far, all workflows together. */
+  private static double requests(String route) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(server.url() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    Pattern p =
+        Pattern.compile(
+            "http_server_requests_seconds_count\\{[^}]*route=\""
+                + Pattern.quote(route)
+                + "\"[^}]*} ([0-9.E]+)");
+    double n = 0;
+    Matcher m = p.matcher(r.body());
+    while (m.find()) {
+      n += Double.parseDouble(m.group(1));
+    }
+    return n;
+  }
+
+  @Test
+  void aBacklogRunsThroughOneStreamWithoutPolls() throws Exception {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("streamed", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  int a = ctx.step().run("one", Integer.class, () -> n + 1);
+                  return ctx.step().run("two", Integer.class, () -> a * 2);
+                });
+    int runs = 30;
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < runs; i++) {
+      ids.add(client.start(wf, i).runId());
+    }
+    double polls = requests("/v1/workflows/{name}/tasks/poll");
+    Worker worker =
+        wf.serve(WorkerOptions.url(server.url()).concurrency(1).pollWait(Duration.ofSeconds(10)));
+    try {
+      for (int i = 0; i < runs; i++) {
+        assertThat(
+                client.awaitResult("streamed", ids.get(i), Integer.class, Duration.ofSeconds(30)))
+            .isEqualTo((i + 1) * 2);
+      }
+    } finally {
+      worker.close();
+    }
+    assertThat(requests("/v1/workflows/{name}/tasks/poll") - polls).as("polls").isZero();
+    for (long id : ids) {
+      assertThat(client.steps("streamed", id))
+          .extracting(StepInfo::name)
+          .containsExactly("one", "two");
+    }
+  }
+
+  @Test
+  void aClosingWorkerLeavesNothingStrandedForItsLease() throws Exception {
+    AtomicInteger stepped = new AtomicInteger();
+    Workflow<Integer, Integer> wf =
+        Workflow.define("streamed-close", Integer.class, Integer.class)
+            .run(
+                (ctx, n) ->
+                    ctx.step()
+                        .run(
+                            "slow",
+                            Integer.class,
+                            () -> {
+                              stepped.incrementAndGet();
+                              Thread.sleep(100);
+                              return n;
+                            }));
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      ids.add(client.start(wf, i).runId());
+    }
+    // Leases of a minute: a task stranded by the first worker would outlast the waits below.
+    WorkerOptions options =
+        WorkerOptions.url(server.url())
+            .concurrency(2)
+            .pollWait(Duration.ofSeconds(10))
+            .lease(Duration.ofSeconds(60));
+    Worker first = wf.serve(options);
+    while (stepped.get() < 2) {
+      Thread.sleep(10);
+    }
+    first.close();
+    Worker second = wf.serve(options);
+    try {
+      for (int i = 0; i < ids.size(); i++) {
+        assertThat(
+                client.awaitResult(
+                    "streamed-close", ids.get(i), Integer.class, Duration.ofSeconds(20)))
+            .isEqualTo(i);
+      }
+    } finally {
+      second.close();
+    }
+  }
+}
