@@ -15,11 +15,12 @@ import java.util.List;
  * @param versions the versions this worker claims; default: the workflow's own version
  * @param shutdownTimeout how long {@link Worker#close()} waits for in-flight steps (default 30 s)
  * @param openTelemetry where step spans go; null means {@code GlobalOpenTelemetry}
- * @param longPoll whether the worker long-polls for tasks instead of reading a task stream (default
- *     false; also set by the system property {@code pgworkflows.worker.poll=true}). A stream brings
- *     each task sooner, and a run started on the server its stream waits on goes straight to it;
- *     long polls take due tasks in bigger batches, which gives a worker that is always saturated
- *     somewhat more throughput, and pass proxies that buffer streamed responses.
+ * @param taskStream whether the worker reads a task stream instead of long-polling for tasks
+ *     (default false; the system property {@code pgworkflows.worker.stream=true} sets it for every
+ *     worker of the JVM). Under moderate load a stream brings the median task sooner (a start on
+ *     the server where it waits goes straight to it); long polls take due tasks in bigger batches,
+ *     which gives a saturated worker more throughput, and their tails are shorter (see
+ *     BENCHMARKS.md). A proxy in front must pass streamed responses on as they come.
  */
 public record WorkerOptions(
     String url,
@@ -30,7 +31,7 @@ public record WorkerOptions(
     List<Integer> versions,
     Duration shutdownTimeout,
     OpenTelemetry openTelemetry,
-    boolean longPoll) {
+    boolean taskStream) {
 
   public WorkerOptions {
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
@@ -58,27 +59,27 @@ public record WorkerOptions(
         null,
         Duration.ofSeconds(30),
         null,
-        Boolean.getBoolean("pgworkflows.worker.poll"));
+        Boolean.getBoolean("pgworkflows.worker.stream"));
   }
 
   public WorkerOptions token(String t) {
     return new WorkerOptions(
-        url, t, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, longPoll);
+        url, t, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, taskStream);
   }
 
   public WorkerOptions concurrency(int n) {
     return new WorkerOptions(
-        url, token, n, pollWait, lease, versions, shutdownTimeout, openTelemetry, longPoll);
+        url, token, n, pollWait, lease, versions, shutdownTimeout, openTelemetry, taskStream);
   }
 
   public WorkerOptions pollWait(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, d, lease, versions, shutdownTimeout, openTelemetry, longPoll);
+        url, token, concurrency, d, lease, versions, shutdownTimeout, openTelemetry, taskStream);
   }
 
   public WorkerOptions lease(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, d, versions, shutdownTimeout, openTelemetry, longPoll);
+        url, token, concurrency, pollWait, d, versions, shutdownTimeout, openTelemetry, taskStream);
   }
 
   public WorkerOptions versions(Integer... v) {
@@ -91,23 +92,23 @@ public record WorkerOptions(
         List.of(v),
         shutdownTimeout,
         openTelemetry,
-        longPoll);
+        taskStream);
   }
 
   /** Sends step spans to this OpenTelemetry instead of the global one. */
   public WorkerOptions openTelemetry(OpenTelemetry otel) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, otel, longPoll);
+        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, otel, taskStream);
   }
 
   public WorkerOptions shutdownTimeout(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, d, openTelemetry, longPoll);
+        url, token, concurrency, pollWait, lease, versions, d, openTelemetry, taskStream);
   }
 
-  /** Long-polls for tasks instead of reading a task stream (see {@link WorkerOptions}). */
-  public WorkerOptions longPoll(boolean poll) {
+  /** Reads a task stream instead of long-polling for tasks (see {@link WorkerOptions}). */
+  public WorkerOptions taskStream(boolean stream) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, poll);
+        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, stream);
   }
 }

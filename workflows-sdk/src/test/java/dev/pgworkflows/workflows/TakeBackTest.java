@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A worker takes its next runs with the completions that end its last ones: with a backlog, a
- * long-polling worker (the fallback to task streams) of concurrency 1 runs it through on its one
- * slot without a poll per run, and every run ends with its steps journaled once.
+ * long-polling worker of concurrency 1 runs it through on its one slot without a poll per run, and
+ * every run ends with its steps journaled once.
  */
 class TakeBackTest {
   private static final Pattern POLLS =
@@ -76,11 +76,7 @@ class TakeBackTest {
     }
     double before = polls();
     Worker worker =
-        wf.serve(
-            WorkerOptions.url(server.url())
-                .concurrency(1)
-                .pollWait(Duration.ofSeconds(1))
-                .longPoll(true));
+        wf.serve(WorkerOptions.url(server.url()).concurrency(1).pollWait(Duration.ofSeconds(1)));
     try {
       for (int i = 0; i < runs; i++) {
         assertThat(

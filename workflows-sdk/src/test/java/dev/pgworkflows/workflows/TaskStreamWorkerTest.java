@@ -18,8 +18,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker takes its tasks from a task stream: a backlog runs through without a poll, never more at
- * once than the worker's concurrency, and every run ends with its steps journaled once.
+ * A worker with {@code taskStream} takes its tasks from a task stream: a backlog runs through
+ * without a poll, with every run's steps journaled once, and a worker that closes in the middle
+ * leaves no task stranded until its lease runs out.
  */
 class TaskStreamWorkerTest {
   private static TestServer server;
@@ -72,7 +73,11 @@ class TaskStreamWorkerTest {
     }
     double polls = requests("/v1/workflows/{name}/tasks/poll");
     Worker worker =
-        wf.serve(WorkerOptions.url(server.url()).concurrency(1).pollWait(Duration.ofSeconds(10)));
+        wf.serve(
+            WorkerOptions.url(server.url())
+                .concurrency(1)
+                .pollWait(Duration.ofSeconds(10))
+                .taskStream(true));
     try {
       for (int i = 0; i < runs; i++) {
         assertThat(
@@ -115,7 +120,8 @@ class TaskStreamWorkerTest {
         WorkerOptions.url(server.url())
             .concurrency(2)
             .pollWait(Duration.ofSeconds(10))
-            .lease(Duration.ofSeconds(60));
+            .lease(Duration.ofSeconds(60))
+            .taskStream(true);
     Worker first = wf.serve(options);
     while (stepped.get() < 2) {
       Thread.sleep(10);

@@ -26,19 +26,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code workflow.serve()}: one thread reads the workflow's task stream, which the server fills as
- * tasks become due, for as many as the worker has free slots; a pool runs them. A run's last
- * completion may bring back the next task for its slot, which its thread runs next. With {@link
- * WorkerOptions#longPoll} the thread long-polls instead. When the server is unreachable it backs
- * off and tries again; leased tasks it could not finish come back to some worker when their lease
- * runs out.
+ * {@code workflow.serve()}: one thread long-polls for as many tasks as there are free slots, or,
+ * with {@link WorkerOptions#taskStream}, reads the workflow's task stream, which the server fills
+ * as tasks become due for as many as the worker has free slots; a pool runs them. A run's last
+ * completion may bring back the next task for its slot, which its thread runs next. When the server
+ * is unreachable it backs off and tries again; leased tasks it could not finish come back to some
+ * worker when their lease runs out.
  */
 public final class TaskWorker<I, O> implements Worker {
   private static final Logger log = LoggerFactory.getLogger(TaskWorker.class);
 
   private final Workflow<I, O> workflow;
 
-  /** Whether this worker reads task streams (the default) or long-polls. */
+  /** Whether this worker reads task streams or long-polls (the default). */
   private final boolean stream;
 
   private final WorkerOptions options;
@@ -66,7 +66,7 @@ public final class TaskWorker<I, O> implements Worker {
   private TaskWorker(Workflow<I, O> workflow, WorkerOptions options) {
     this.workflow = workflow;
     this.options = options;
-    this.stream = !options.longPoll();
+    this.stream = options.taskStream();
     this.transport = new Transport(options.url(), options.token());
     this.slots = new Semaphore(options.concurrency());
     this.streamSlots = new StreamSlots(options.concurrency());
