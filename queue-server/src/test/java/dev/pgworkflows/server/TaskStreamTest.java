@@ -214,4 +214,36 @@ class TaskStreamTest {
     // A report for a stream this server does not have is ignored; the write goes through.
     assertThat(finish("st-bad", task, "gone 1 0 4").json().get("outcome").asText()).isEqualTo("ok");
   }
+
+  @Test
+  void aServerHoldsAtMostItsCapOfStreamsAndRefusesTheNextClearly() throws Exception {
+    String body = Api.JSON.writeValueAsString(Map.of("versions", List.of(1), "seconds", 20));
+    List<CompletableFuture<HttpResponse<Stream<String>>>> opening = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      opening.add(
+          CLIENT.sendAsync(
+              HttpRequest.newBuilder(URI.create(server.url() + "/v1/workflows/st-cap/tasks/stream"))
+                  .header("Authorization", "Bearer local")
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofLines()));
+    }
+    List<String> ids = new java.util.ArrayList<>();
+    for (var f : opening) {
+      HttpResponse<Stream<String>> r = f.get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(200);
+      ids.add(Api.JSON.readTree(r.body().iterator().next()).get("stream").asText());
+    }
+    Api.Response refused =
+        api.post("/v1/workflows/st-cap/tasks/stream", Map.of("versions", List.of(1)));
+    assertThat(refused.status()).isEqualTo(503);
+    assertThat(refused.isProblem()).isTrue();
+    for (String id : ids) {
+      assertThat(api.delete("/v1/workflows/st-cap/tasks/stream/" + id).status()).isEqualTo(204);
+    }
+    // Ended streams make room again.
+    Opened again = open("st-cap", 1, 20);
+    api.delete("/v1/workflows/st-cap/tasks/stream/" + again.id());
+  }
 }

@@ -75,6 +75,7 @@ final class TaskStreams {
       return false;
     }
     s.end();
+    open.remove(id, s); // its room is free as soon as it is ending
     return true;
   }
 
