@@ -178,31 +178,42 @@ public final class TaskWorker<I, O> implements Worker {
     if (node == null || node.isEmpty()) {
       return;
     }
-    List<Task> tasks =
-        Transport.JSON.convertValue(
-            node, Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
+    List<Task> tasks = tasks(node);
     streamSlots.received(tasks.size());
     for (Task task : tasks) {
       slots.acquireUninterruptibly();
-      inFlight.incrementAndGet();
-      runners.execute(
-          () -> {
-            try {
-              ArrayDeque<Task> more = handed.get();
-              for (Task next = task; next != null; next = more.poll()) {
-                if (stopping) {
-                  runner.release(next);
-                } else {
-                  runner.run(next);
-                }
-              }
-            } finally {
-              inFlight.decrementAndGet();
-              streamSlots.freed();
-              slots.release();
-            }
-          });
+      dispatch(task);
     }
+  }
+
+  private static List<Task> tasks(JsonNode node) {
+    return Transport.JSON.convertValue(
+        node, Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
+  }
+
+  /**
+   * Runs a task on a runner thread, holding a slot the caller took; the thread then runs the tasks
+   * its completions brought back for that slot, and frees it.
+   */
+  private void dispatch(Task task) {
+    inFlight.incrementAndGet();
+    runners.execute(
+        () -> {
+          try {
+            ArrayDeque<Task> more = handed.get();
+            for (Task next = task; next != null; next = more.poll()) {
+              if (stopping) {
+                runner.release(next);
+              } else {
+                runner.run(next);
+              }
+            }
+          } finally {
+            inFlight.decrementAndGet();
+            streamSlots.freed();
+            slots.release();
+          }
+        });
   }
 
   /** Asks the server to end a stream: it writes what it holds and hands back what comes later. */
@@ -242,32 +253,13 @@ public final class TaskWorker<I, O> implements Worker {
           polling = false;
         }
         backoffMs = 100;
-        List<Task> tasks =
-            Transport.JSON.convertValue(
-                resp.get("tasks"),
-                Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
+        List<Task> tasks = tasks(resp.get("tasks"));
         if (taken > tasks.size()) {
           slots.release(taken - tasks.size());
         }
         taken = 0;
         for (Task task : tasks) {
-          inFlight.incrementAndGet();
-          runners.execute(
-              () -> {
-                try {
-                  ArrayDeque<Task> more = handed.get();
-                  for (Task next = task; next != null; next = more.poll()) {
-                    if (stopping) {
-                      runner.release(next);
-                    } else {
-                      runner.run(next);
-                    }
-                  }
-                } finally {
-                  inFlight.decrementAndGet();
-                  slots.release();
-                }
-              });
+          dispatch(task);
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
