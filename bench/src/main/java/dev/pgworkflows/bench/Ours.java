@@ -40,6 +40,7 @@ final class Ours implements Contender {
   private final String url;
   private final WorkflowClient client;
   private volatile Recorder rec = new Recorder();
+  private volatile Map<String, Long> threadsAtEnd = Map.of();
   private final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
   private final ConcurrentHashMap<Integer, Long> sleptAt = new ConcurrentHashMap<>();
   private final Workflow<Integer, Integer> three;
@@ -327,6 +328,14 @@ final class Ours implements Contender {
     }
   }
 
+  /**
+   * The threads' CPU times when the last steady load's runs were done, before its workers closed
+   * ({@code -Dprobe.threads=true}; empty otherwise).
+   */
+  Map<String, Long> threadsAtEnd() {
+    return threadsAtEnd;
+  }
+
   @Override
   public Recorder steady(double rate, double seconds) throws Exception {
     Recorder r = new Recorder();
@@ -346,6 +355,9 @@ final class Ours implements Contender {
             () -> client.start("bench3", seq), intended - System.nanoTime(), TimeUnit.NANOSECONDS);
       }
       awaitCompleted("bench3", floor, n, r, Duration.ofMinutes(5));
+      if (Boolean.getBoolean("probe.threads")) {
+        threadsAtEnd = ThreadCpu.now();
+      }
       return r;
     } finally {
       sched.shutdownNow();

@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One workload of ours, warmed up and then measured round by round with the CPU split between this
@@ -21,12 +23,14 @@ import java.util.List;
  *
  * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue and burn modes also print the
  * statements that took the most time, nested ones included, with how often each was planned ({@code
- * -Dprobe.statements=N} of them, default 25). {@code -Dprobe.pool=N} sets the server's connection
- * pool (default 20, as in the benchmark); {@code -Dbench.pg.<setting>=<value>} sets a PostgreSQL
- * setting (e.g. {@code log_lock_waits}). {@code -Dbench.concurrency=N} sets the workers'
- * concurrency (default 32); {@code -Dprobe.preload=N} runs a burn-down of N runs and 10 s of steady
- * workflow load before the measured queue rounds, on the same database and JVM (as the benchmark
- * ran its queue levels until they got a contender of their own).
+ * -Dprobe.statements=N} of them, default 25; in the steady mode, default 8). {@code -Dprobe.pool=N}
+ * sets the server's connection pool (default 20, as in the benchmark); {@code
+ * -Dbench.pg.<setting>=<value>} sets a PostgreSQL setting (e.g. {@code log_lock_waits}). {@code
+ * -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
+ * a burn-down of N runs and 10 s of steady workflow load before the measured queue rounds, on the
+ * same database and JVM (as the benchmark ran its queue levels until they got a contender of their
+ * own). {@code -Dprobe.threads=true} adds, in the steady mode, the JVM's CPU per step by kind of
+ * thread.
  */
 public final class Probe {
   private Probe() {}
@@ -109,6 +113,7 @@ public final class Probe {
         System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
       }
       pg.exec("postgres", "SELECT pg_stat_statements_reset()");
+      Map<String, Long> threads0 = ThreadCpu.now();
       Pg.Cpu c0 = Pg.cpu();
       long w0 = System.nanoTime();
       Recorder r = o.steady(rate, seconds);
@@ -129,7 +134,7 @@ public final class Probe {
           Stats.percentile(first, 50), Stats.percentile(first, 99));
       List<long[]> timed = r.gaps();
       long t0 = timed.stream().mapToLong(g -> g[0]).min().orElse(0);
-      java.util.TreeMap<Long, int[]> slow = new java.util.TreeMap<>();
+      TreeMap<Long, int[]> slow = new TreeMap<>();
       for (long[] g : timed) {
         long bucket = (g[0] - t0) / 250_000_000L;
         int[] c = slow.computeIfAbsent(bucket, k -> new int[2]);
@@ -147,13 +152,37 @@ public final class Probe {
       System.out.printf(
           "CPU ms per step: all %.3f  JVM %.3f  PostgreSQL %.3f (%.0f%% of two cores)%n",
           all / steps * 1000, jvm / steps * 1000, (all - jvm) / steps * 1000, all / wall / 2 * 100);
+      if (Boolean.getBoolean("probe.threads")) {
+        printThreads(threads0, o.threadsAtEnd(), steps);
+      }
       printStatements(
           pg,
           "calls, round(mean_exec_time::numeric, 2) AS mean_ms,"
               + " round(max_exec_time::numeric, 1) AS max_ms",
           "calls > 100",
-          8);
+          Integer.getInteger("probe.statements", 8));
     }
+  }
+
+  /**
+   * The JVM's CPU per step over the load by kind of thread (its name with the digits taken out), up
+   * to the moment the load's runs were done: a thread that started meanwhile counts whole. The
+   * JVM's own threads (compilers, collectors) are not among them.
+   */
+  private static void printThreads(
+      Map<String, Long> before, Map<String, Long> after, double steps) {
+    Map<String, Double> kinds = new TreeMap<>();
+    after.forEach(
+        (key, ns) -> {
+          String kind = key.substring(key.indexOf(' ') + 1).replaceAll("[0-9]+", "N");
+          kinds.merge(kind, (ns - before.getOrDefault(key, 0L)) / 1e6 / steps, Double::sum);
+        });
+    kinds.entrySet().stream()
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .limit(12)
+        .forEach(
+            e ->
+                System.out.printf("  thread CPU ms per step %.3f  %s%n", e.getValue(), e.getKey()));
   }
 
   private static void printTopStatements(Pg pg) throws Exception {
