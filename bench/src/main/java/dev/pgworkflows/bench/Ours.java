@@ -40,7 +40,7 @@ final class Ours implements Contender {
   private final String url;
   private final WorkflowClient client;
   private volatile Recorder rec = new Recorder();
-  private volatile Map<String, Long> threadsAtEnd = Map.of();
+  private volatile Map<String, Double> threadsAtEnd = Map.of();
   private final ConcurrentLinkedQueue<Double> overshoot = new ConcurrentLinkedQueue<>();
   private final ConcurrentHashMap<Integer, Long> sleptAt = new ConcurrentHashMap<>();
   private final Workflow<Integer, Integer> three;
@@ -332,7 +332,7 @@ final class Ours implements Contender {
    * The threads' CPU times when the last steady load's runs were done, before its workers closed
    * ({@code -Dprobe.threads=true}; empty otherwise).
    */
-  Map<String, Long> threadsAtEnd() {
+  Map<String, Double> threadsAtEnd() {
     return threadsAtEnd;
   }
 

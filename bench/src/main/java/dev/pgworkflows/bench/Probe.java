@@ -112,11 +112,32 @@ public final class Probe {
       for (int i = 0; i < 6; i++) {
         System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
       }
+      int steadyWarm = Integer.getInteger("probe.steadyWarmup", 0);
+      if (steadyWarm > 0) {
+        Bench.warmSteady(o, rate, 10, steadyWarm);
+      }
       pg.exec("postgres", "SELECT pg_stat_statements_reset()");
-      Map<String, Long> threads0 = ThreadCpu.now();
+      Map<String, Double> threads0 = ThreadCpu.now();
       Pg.Cpu c0 = Pg.cpu();
       long w0 = System.nanoTime();
+      // The machine's busy share over the middle of the load, where it is steady: from 2 s after
+      // the first start to 1 s before the last (the load begins about half a second in).
+      double[] busy = {Double.NaN};
+      Thread window =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(2500);
+                  MachineBusy b = MachineBusy.start();
+                  Thread.sleep((long) (seconds * 1000) - 3000);
+                  busy[0] = b.share();
+                } catch (Exception e) {
+                  // Left as NaN.
+                }
+              });
+      window.start();
       Recorder r = o.steady(rate, seconds);
+      window.join();
       double wall = (System.nanoTime() - w0) / 1e9;
       Pg.Cpu c1 = Pg.cpu();
       List<Double> gaps = r.stepToStep();
@@ -152,6 +173,11 @@ public final class Probe {
       System.out.printf(
           "CPU ms per step: all %.3f  JVM %.3f  PostgreSQL %.3f (%.0f%% of two cores)%n",
           all / steps * 1000, jvm / steps * 1000, (all - jvm) / steps * 1000, all / wall / 2 * 100);
+      System.out.printf(
+          "machine busy during the load: %.0f%% of %d cores, %.3f ms of CPU per step%n",
+          busy[0] * 100,
+          Runtime.getRuntime().availableProcessors(),
+          busy[0] * Runtime.getRuntime().availableProcessors() / (3 * rate) * 1000);
       if (Boolean.getBoolean("probe.threads")) {
         printThreads(threads0, o.threadsAtEnd(), steps);
       }
@@ -170,16 +196,16 @@ public final class Probe {
    * JVM's own threads (compilers, collectors) are not among them.
    */
   private static void printThreads(
-      Map<String, Long> before, Map<String, Long> after, double steps) {
+      Map<String, Double> before, Map<String, Double> after, double steps) {
     Map<String, Double> kinds = new TreeMap<>();
     after.forEach(
-        (key, ns) -> {
+        (key, seconds) -> {
           String kind = key.substring(key.indexOf(' ') + 1).replaceAll("[0-9]+", "N");
-          kinds.merge(kind, (ns - before.getOrDefault(key, 0L)) / 1e6 / steps, Double::sum);
+          kinds.merge(kind, (seconds - before.getOrDefault(key, 0.0)) * 1e3 / steps, Double::sum);
         });
     kinds.entrySet().stream()
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
-        .limit(12)
+        .limit(16)
         .forEach(
             e ->
                 System.out.printf("  thread CPU ms per step %.3f  %s%n", e.getValue(), e.getKey()));
