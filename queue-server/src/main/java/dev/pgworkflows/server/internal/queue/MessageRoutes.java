@@ -154,6 +154,7 @@ public final class MessageRoutes {
             match == null ? "" : match,
             null,
             wait * 1000L,
+            max,
             () -> store.receive(queue, max, vt, match));
     if (result.isDone() && !result.isCompletedExceptionally()) {
       Json.respond(ctx, 200, Map.of("messages", result.join()));

@@ -25,6 +25,14 @@ import org.slf4j.LoggerFactory;
  * future: no request thread, no JDBC connection. Woken by NOTIFY, a timer, or the fallback tick, it
  * tries again on the I/O executor. A waiting poll registered with terms may instead be claimed and
  * handed its answer ({@link #claim}).
+ *
+ * <p>A receive that took fewer than its {@code max} left nothing its kind of poll could take, as of
+ * its snapshot. While no wake-up of the queue has gone unanswered since just before that receive
+ * ({@link Waiters#missed}), everything that became receivable since woke some waiting poll or was
+ * handed to one. So for a short while ({@link #QUIET_NANOS}) a new poll of the same kind skips its
+ * first receive and goes straight to waiting, and the drained receive does not wake another poll of
+ * its kind to look again. A worker that has just been answered asks again at once: that poll's
+ * receive, and the one of the poll woken after the answer, were two receives for nothing per task.
  */
 public final class LongPoll {
   private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
@@ -47,6 +55,23 @@ public final class LongPoll {
 
   private final ConcurrentHashMap<String, LookedUp> lookedUp = new ConcurrentHashMap<>();
 
+  /**
+   * How long after a receive that drained its kind of poll a new poll of that kind may skip its
+   * first receive. Messages that become receivable only by time passing, with no timer of this
+   * server set for them (an expired lease, another server's delay), wake nobody; a poll that skips
+   * finds them at its next wake-up or the fallback tick instead of at once. Keeping the while short
+   * keeps that rare case rare.
+   */
+  static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * A queue's latest receive that took fewer than its max: the kind of poll ({@code key}), the
+   * queue's missed count read just before it, and when it ended (System.nanoTime()).
+   */
+  private record Drained(String key, long missedMark, long atNanos) {}
+
+  private final ConcurrentHashMap<String, Drained> drained = new ConcurrentHashMap<>();
+
   public LongPoll(
       Waiters waiters,
       Timers timers,
@@ -65,16 +90,31 @@ public final class LongPoll {
    * runs on the caller's thread, so a poll that finds messages completes before this returns.
    * {@code key} names what this poll takes (its match, or its versions): polls with the same key
    * take the same messages. {@code terms}, when not null, lets a {@link #claim} hand the waiting
-   * poll its answer; whatever is handed must be what {@code receive} would have returned.
+   * poll its answer; whatever is handed must be what {@code receive} would have returned. {@code
+   * receive} returns at most {@code max} messages.
    *
    * @return the messages, possibly empty after the wait ran out
    */
   public <T> CompletableFuture<List<T>> poll(
-      String queue, String key, Object terms, long waitMillis, Supplier<List<T>> receive) {
+      String queue, String key, Object terms, long waitMillis, int max, Supplier<List<T>> receive) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     CompletableFuture<List<T>> result = new CompletableFuture<>();
-    attempt(new Attempt<>(queue, key, terms, deadline, receive, result, null, null), null, -1);
+    attempt(
+        new Attempt<>(queue, key, terms, deadline, max, receive, result, null, null),
+        null,
+        quietSince(queue, key));
     return result;
+  }
+
+  /**
+   * The missed count a new poll of kind {@code key} may skip its first receive on, or -1: see the
+   * class comment.
+   */
+  private long quietSince(String queue, String key) {
+    Drained d = drained.get(queue);
+    return d != null && d.key().equals(key) && System.nanoTime() - d.atNanos() < QUIET_NANOS
+        ? d.missedMark()
+        : -1;
   }
 
   /**
@@ -82,13 +122,15 @@ public final class LongPoll {
    * the next turn. Pass that turn's {@link Turn#quietMark} back: the next turn then skips its first
    * receive when no wake-up of the queue went unanswered in between, because whatever became due
    * since the claim woke or was handed to some poll. Pass -1 to receive first, as a poll does. A
-   * turn woken when {@code wanted} says false passes its wake-up on and ends empty.
+   * turn woken when {@code wanted} says false passes its wake-up on and ends empty. {@code receive}
+   * returns at most {@code max} tasks.
    */
   public <T> CompletableFuture<Turn<T>> turn(
       String queue,
       String key,
       Object terms,
       long waitMillis,
+      int max,
       Supplier<List<T>> receive,
       long quietMark,
       BooleanSupplier wanted) {
@@ -96,9 +138,9 @@ public final class LongPoll {
     CompletableFuture<List<T>> result = new CompletableFuture<>();
     AtomicLong claimed = new AtomicLong(-1);
     attempt(
-        new Attempt<>(queue, key, terms, deadline, receive, result, claimed, wanted),
+        new Attempt<>(queue, key, terms, deadline, max, receive, result, claimed, wanted),
         null,
-        quietMark);
+        quietMark >= 0 ? quietMark : quietSince(queue, key));
     return result.thenApply(tasks -> new Turn<>(tasks, claimed.get()));
   }
 
@@ -132,6 +174,7 @@ public final class LongPoll {
       String key,
       Object terms,
       long deadline,
+      int max,
       Supplier<List<T>> receive,
       CompletableFuture<List<T>> result,
       AtomicLong claimMark,
@@ -146,10 +189,13 @@ public final class LongPoll {
     String queue = a.queue();
     CompletableFuture<List<T>> result = a.result();
     Waiters.Waiter w = waiters.register(queue, a.key(), a.terms());
+    // Registered first: from here every wake-up finds this waiter. Read before the receive, so
+    // that a wake-up missed while it runs counts against a skip it allows.
+    long missedMark = waiters.missed(queue);
+    boolean skip = quietMark >= 0 && missedMark == quietMark;
     List<T> got;
     try {
-      // Registered first: from here every wake-up finds this waiter.
-      got = quietMark >= 0 && waiters.missed(queue) == quietMark ? List.of() : a.receive().get();
+      got = skip ? List.of() : a.receive().get();
     } catch (RuntimeException e) {
       if (woken == null) {
         waiters.remove(w);
@@ -164,10 +210,25 @@ public final class LongPoll {
       log.debug("receive on {} failed while waiting: {}", queue, e.getMessage());
       got = null;
     }
+    boolean full = got != null && got.size() >= a.max();
+    if (got != null && !skip) {
+      if (full) {
+        drained.remove(queue); // there may be more: the next poll looks
+      } else {
+        drained.put(queue, new Drained(a.key(), missedMark, System.nanoTime()));
+      }
+    }
     if (got != null && !got.isEmpty()) {
       waiters.remove(w);
-      // There may be more than we took, or our registration may have absorbed a wake-up.
-      waiters.wakeOne(queue);
+      if (full || w.isDone()) {
+        // There may be more than we took, or our registration absorbed a wake-up.
+        waiters.wakeOne(queue);
+      } else if (woken != null) {
+        // Nothing is left for our kind of poll; the wake-up may have been for another kind.
+        Set<String> tried = new HashSet<>(woken);
+        tried.add(a.key());
+        waiters.passOnIfWaiting(queue, tried);
+      }
       result.complete(got);
       return;
     }

@@ -124,6 +124,24 @@ public final class Waiters {
   }
 
   /**
+   * Wakes the longest-waiting poll of the queue whose key is not in {@code tried}, if there is one;
+   * unlike {@link #passOn}, finding none is not a missed wake-up. For a wake-up that may have been
+   * meant for another kind of poll when its own poll found something: had it been for this kind, it
+   * was answered.
+   */
+  public boolean passOnIfWaiting(String queue, Set<String> tried) {
+    Deque<Waiter> d = byQueue.get(queue);
+    if (d != null) {
+      for (Waiter w : d) {
+        if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * How many wake-ups of {@code queue} found no waiter to take them, so far. A poll that was
    * claimed and registers again may skip its receive when this has not moved since the claim: every
    * wake-up in between went to some other waiter.

@@ -151,6 +151,7 @@ final class TaskStream {
               WorkerRoutes.waitKey(versions),
               new Claim(this, new WorkerRoutes.Terms(versions, max, leaseSeconds)),
               TimeUnit.NANOSECONDS.toMillis(remaining),
+              max,
               () -> open() ? store.poll(name, versions, max, leaseSeconds) : List.of(),
               quietMark,
               this::open);

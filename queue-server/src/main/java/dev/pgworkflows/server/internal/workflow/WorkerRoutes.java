@@ -157,6 +157,7 @@ public final class WorkerRoutes {
             waitKey(req.versions()),
             new Terms(List.copyOf(req.versions()), max, lease),
             wait * 1000L,
+            max,
             () -> store.poll(name, req.versions(), max, lease));
     if (result.isDone() && !result.isCompletedExceptionally()) {
       Json.respond(ctx, 200, Map.of("tasks", result.join()));

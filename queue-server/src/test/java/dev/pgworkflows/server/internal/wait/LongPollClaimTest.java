@@ -52,6 +52,7 @@ class LongPollClaimTest {
             "k",
             "terms",
             200,
+            10,
             () -> {
               receives.incrementAndGet();
               return List.of();
@@ -74,12 +75,14 @@ class LongPollClaimTest {
             "k",
             "terms",
             10_000,
+            10,
             () -> receives.incrementAndGet() == 2 ? List.of("found") : List.<String>of());
     claimWhenWaiting().give(List.of());
     assertThat(poll.get(5, TimeUnit.SECONDS)).containsExactly("found");
 
     long started = System.nanoTime();
-    CompletableFuture<List<String>> brief = longPoll.poll("q", "k", "terms", 300, List::<String>of);
+    CompletableFuture<List<String>> brief =
+        longPoll.poll("q", "k", "terms", 300, 10, List::<String>of);
     claimWhenWaiting().give(List.of());
     assertThat(brief.get(5, TimeUnit.SECONDS)).isEmpty();
     assertThat((System.nanoTime() - started) / 1_000_000).isGreaterThanOrEqualTo(290);
@@ -95,6 +98,7 @@ class LongPollClaimTest {
             "k",
             "terms",
             10_000,
+            10,
             () -> {
               during[0] = longPoll.claim("q", 0, t -> true);
               return List.of("mine");
@@ -102,7 +106,8 @@ class LongPollClaimTest {
     assertThat(poll.get(5, TimeUnit.SECONDS)).containsExactly("mine");
     assertThat(during[0]).isNull();
 
-    CompletableFuture<List<String>> untermed = longPoll.poll("q", "k", null, 300, List::<String>of);
+    CompletableFuture<List<String>> untermed =
+        longPoll.poll("q", "k", null, 300, 10, List::<String>of);
     Thread.sleep(100);
     assertThat(longPoll.claim("q", 0, t -> true)).isNull();
     assertThat(untermed.get(5, TimeUnit.SECONDS)).isEmpty();
