@@ -211,7 +211,8 @@ public final class LongPoll {
       got = null;
     }
     boolean full = got != null && got.size() >= a.max();
-    if (got != null && !skip) {
+    // A turn no longer wanted (an ended stream) answers without looking: that says nothing.
+    if (got != null && !skip && (a.wanted() == null || a.wanted().getAsBoolean())) {
       if (full) {
         drained.remove(queue); // there may be more: the next poll looks
       } else {

@@ -110,14 +110,8 @@ public final class Waiters {
    * is none.
    */
   public boolean passOn(String queue, Set<String> tried) {
-    Deque<Waiter> d = byQueue.get(queue);
-    if (d != null) {
-      // In arrival order; a fresh wake-up takes the first, found at the head.
-      for (Waiter w : d) {
-        if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
-          return true;
-        }
-      }
+    if (passOnIfWaiting(queue, tried)) {
+      return true;
     }
     missed.computeIfAbsent(queue, q -> new AtomicLong()).incrementAndGet();
     return false;
@@ -132,6 +126,7 @@ public final class Waiters {
   public boolean passOnIfWaiting(String queue, Set<String> tried) {
     Deque<Waiter> d = byQueue.get(queue);
     if (d != null) {
+      // In arrival order; a fresh wake-up takes the first, found at the head.
       for (Waiter w : d) {
         if (!tried.contains(w.key) && d.remove(w) && w.complete(tried)) {
           return true;
