@@ -24,6 +24,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
@@ -44,6 +46,20 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
   private final MultiGauge queueDead;
   private final MultiGauge runsInFlight;
   private volatile long refreshedAt;
+
+  // The meters the request path records to, looked up by their labels here rather than built and
+  // registered again on every request: the registry's own look-up builds an id and tags each time.
+  private record RouteKey(String method, String route, int status) {}
+
+  private record StepKey(String workflow, String step) {}
+
+  private record EndKey(String workflow, String status) {}
+
+  private final Map<RouteKey, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Map<StepKey, DistributionSummary> stepDurations = new ConcurrentHashMap<>();
+  private final Map<String, Counter> runsStarted = new ConcurrentHashMap<>();
+  private final Map<EndKey, Counter> runsCompleted = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> runDurations = new ConcurrentHashMap<>();
 
   public Metrics(Sql sql, HikariDataSource pool, IntSupplier waitingPolls) {
     this.sql = sql;
@@ -93,18 +109,22 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
     if (start == null || matched == null) {
       return; // unmatched paths stay out: their labels would be unbounded
     }
-    String route = matched.path;
-    Timer.builder("http_server_requests")
-        .description("HTTP requests by route template")
-        .tags(
-            "method",
-            ctx.method().name(),
-            "route",
-            route,
-            "status",
-            Integer.toString(ctx.statusCode()))
-        .register(registry)
-        .record(Duration.ofNanos(System.nanoTime() - start));
+    long nanos = System.nanoTime() - start;
+    requestTimers
+        .computeIfAbsent(
+            new RouteKey(ctx.method().name(), matched.path, ctx.statusCode()),
+            k ->
+                Timer.builder("http_server_requests")
+                    .description("HTTP requests by route template")
+                    .tags(
+                        "method",
+                        k.method(),
+                        "route",
+                        k.route(),
+                        "status",
+                        Integer.toString(k.status()))
+                    .register(registry))
+        .record(Duration.ofNanos(nanos));
   }
 
   private void scrape(Context ctx) {
@@ -157,21 +177,33 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   @Override
   public void started(String workflow) {
-    registry.counter("workflow_runs_started", "workflow", workflow).increment();
+    runsStarted
+        .computeIfAbsent(workflow, w -> registry.counter("workflow_runs_started", "workflow", w))
+        .increment();
   }
 
   @Override
   public void finished(String workflow, String status, Double seconds) {
-    registry.counter("workflow_runs_completed", "workflow", workflow, "status", status).increment();
+    runsCompleted
+        .computeIfAbsent(
+            new EndKey(workflow, status),
+            k ->
+                registry.counter(
+                    "workflow_runs_completed", "workflow", k.workflow(), "status", k.status()))
+        .increment();
     if (seconds == null) {
       return;
     }
-    DistributionSummary.builder("workflow_run_duration")
-        .description("Run duration from start to end")
-        .baseUnit("seconds")
-        .tags("workflow", workflow)
-        .publishPercentileHistogram()
-        .register(registry)
+    runDurations
+        .computeIfAbsent(
+            workflow,
+            w ->
+                DistributionSummary.builder("workflow_run_duration")
+                    .description("Run duration from start to end")
+                    .baseUnit("seconds")
+                    .tags("workflow", w)
+                    .publishPercentileHistogram()
+                    .register(registry))
         .record(seconds);
   }
 
@@ -182,12 +214,16 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   @Override
   public void stepCompleted(String workflow, String step, double seconds) {
-    DistributionSummary.builder("workflow_step_duration")
-        .description("Step execution time reported by workers")
-        .baseUnit("seconds")
-        .tags("workflow", workflow, "step", step)
-        .publishPercentileHistogram()
-        .register(registry)
+    stepDurations
+        .computeIfAbsent(
+            new StepKey(workflow, step),
+            k ->
+                DistributionSummary.builder("workflow_step_duration")
+                    .description("Step execution time reported by workers")
+                    .baseUnit("seconds")
+                    .tags("workflow", k.workflow(), "step", k.step())
+                    .publishPercentileHistogram()
+                    .register(registry))
         .record(seconds);
   }
 
