@@ -304,6 +304,14 @@ final class Ours implements Contender {
    * from the workers' start until all {@code n} are completed.
    */
   double drain(int n) throws Exception {
+    return drainStarted(startOnly(n));
+  }
+
+  /** Runs started and not yet served: what {@link #drainStarted} waits for. */
+  record Started(long floor, int n, Recorder recorder) {}
+
+  /** Starts {@code n} runs from 8 threads with no worker serving them. */
+  Started startOnly(int n) throws Exception {
     Recorder r = new Recorder();
     rec = r;
     long floor = newestRun();
@@ -318,10 +326,15 @@ final class Ours implements Contender {
     } finally {
       starters.shutdownNow();
     }
+    return new Started(floor, n, r);
+  }
+
+  /** Seconds from the workers' start until the runs {@code s} holds are completed. */
+  double drainStarted(Started s) throws Exception {
     long t0 = System.nanoTime();
     List<Worker> workers = serve(three, WORKERS);
     try {
-      awaitCompleted("bench3", floor, n, r, Duration.ofMinutes(10));
+      awaitCompleted("bench3", s.floor(), s.n(), s.recorder(), Duration.ofMinutes(10));
       return (System.nanoTime() - t0) / 1e9;
     } finally {
       close(workers);

@@ -41,6 +41,10 @@ public final class Probe {
       steady(Double.parseDouble(args[1]), Double.parseDouble(args[2]));
       return;
     }
+    if (args.length > 0 && args[0].equals("split")) {
+      split(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+      return;
+    }
     boolean queue = args.length == 0 || args[0].equals("queue");
     int size = args.length > 1 ? Integer.parseInt(args[1]) : queue ? 4 : 5000;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
@@ -97,6 +101,46 @@ public final class Probe {
       }
       if (!"top".equals(System.getProperty("bench.track", "top"))) {
         printTopStatements(pg);
+      }
+    }
+  }
+
+  /**
+   * The pre-started burn-down in its two halves, after the burn-down warm-up: {@code n} runs
+   * started with no worker serving them, then served until done; the time and CPU of each half (per
+   * start, then per step).
+   */
+  private static void split(int n, int rounds) throws Exception {
+    try (Pg pg = new Pg();
+        Ours o = new Ours(pg, Integer.getInteger("probe.pool", 20))) {
+      for (int i = 0; i < 6; i++) {
+        System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / o.burnDown(3000));
+      }
+      for (int i = 0; i < rounds; i++) {
+        boolean track = i == rounds - 1 && !"top".equals(System.getProperty("bench.track", "top"));
+        if (track) {
+          pg.exec("postgres", "SELECT pg_stat_statements_reset()");
+        }
+        Pg.Cpu c0 = Pg.cpu();
+        long t0 = System.nanoTime();
+        Ours.Started s = o.startOnly(n);
+        double startSeconds = (System.nanoTime() - t0) / 1e9;
+        Pg.Cpu c1 = Pg.cpu();
+        if (track) {
+          System.out.println("the starts' statements:");
+          printTopStatements(pg);
+        }
+        double drainSeconds = o.drainStarted(s);
+        Pg.Cpu c2 = Pg.cpu();
+        System.out.printf(
+            "starts/s %.0f   CPU ms per start: all %.3f  JVM %.3f   steps/s %.0f   CPU ms per"
+                + " step: all %.3f  JVM %.3f%n",
+            n / startSeconds,
+            c1.since(c0) / n * 1000,
+            (c1.jvm() - c0.jvm()) / n * 1000,
+            3.0 * n / drainSeconds,
+            c2.since(c1) / (3.0 * n) * 1000,
+            (c2.jvm() - c1.jvm()) / (3.0 * n) * 1000);
       }
     }
   }
