@@ -18,13 +18,15 @@ import java.util.TreeMap;
  *   <li>{@code ... Probe burn [runs] [rounds]}: burn-downs of three-step runs;
  *   <li>{@code ... Probe steady <runs/s> <seconds>}: open-loop load, with the step-to-step and
  *       start → first step percentiles, when the slow gaps happened, and the statements' mean and
- *       worst time in PostgreSQL.
+ *       worst time in PostgreSQL;
+ *   <li>{@code ... Probe split <runs> <rounds>}: a pre-started burn-down in two halves, the starts
+ *       (with no worker serving) and then the drain, each timed and costed apart.
  * </ul>
  *
- * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue and burn modes also print the
- * statements that took the most time, nested ones included, with how often each was planned ({@code
- * -Dprobe.statements=N} of them, default 25; in the steady mode, default 8). {@code -Dprobe.pool=N}
- * sets the server's connection pool (default 20, as in the benchmark); {@code
+ * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue, burn and split modes also print
+ * the statements that took the most time, nested ones included, with how often each was planned
+ * ({@code -Dprobe.statements=N} of them, default 25; in the steady mode, default 8). {@code
+ * -Dprobe.pool=N} sets the server's connection pool (default 20, as in the benchmark); {@code
  * -Dbench.pg.<setting>=<value>} sets a PostgreSQL setting (e.g. {@code log_lock_waits}). {@code
  * -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
  * a burn-down of N runs and 10 s of steady workflow load before the measured queue rounds, on the
