@@ -3,6 +3,7 @@ package dev.pgworkflows.bench;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -124,12 +125,12 @@ public final class Probe {
           pg.exec("postgres", "SELECT pg_stat_statements_reset()");
         }
         Pg.Cpu c0 = Pg.cpu();
-        java.time.Instant from = java.time.Instant.now();
+        Instant from = Instant.now();
         long t0 = System.nanoTime();
         Ours.Started s = o.startOnly(n);
         double startSeconds = (System.nanoTime() - t0) / 1e9;
         // The start phase's wall-clock span, to pick its samples out of a profile.
-        System.out.printf("starts from %s to %s%n", from, java.time.Instant.now());
+        System.out.printf("starts from %s to %s%n", from, Instant.now());
         Pg.Cpu c1 = Pg.cpu();
         if (track) {
           System.out.println("the starts' statements:");
