@@ -253,6 +253,28 @@ class WorkflowApiTest {
   }
 
   @Test
+  void anInlineCompletionAfterACancelOnlyAcksToo() {
+    long run = start("cni", Map.of());
+    JsonNode task = pollOne("cni");
+    assertThat(api.delete("/v1/workflows/cni/runs/" + run).json().get("cancelled").asBoolean())
+        .isTrue();
+    Api.Response late =
+        complete(
+            "cni",
+            task,
+            Map.of(
+                "step",
+                Map.of("name", "s", "kind", "run", "output", 1),
+                "next",
+                Map.of("inline", true)));
+    assertThat(late.json().get("outcome").asText()).isEqualTo("not_running");
+    assertThat(api.get("/v1/workflows/cni/runs/" + run).json().get("status").asText())
+        .isEqualTo("cancelled");
+    assertThat(api.get("/v1/workflows/cni/runs/" + run + "/steps").json().get("steps")).isEmpty();
+    assertThat(api.get("/v1/queues/__wf_cni").json().get("metrics").get("depth").asLong()).isZero();
+  }
+
+  @Test
   void retryLaterHidesTheTaskAndCountsTheAttempt() {
     long run = start("rty", Map.of());
     JsonNode task = pollOne("rty");

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * workflow_complete_ended: a completion that ends its run, answered with the run's version, times
  * and trace; a completion that does not go through is answered with its outcome alone and changes
- * nothing; one without a result is refused.
+ * nothing; one without a result, or with a failure and no error, is refused.
  */
 class CompleteEndedTest {
 
@@ -53,6 +53,13 @@ class CompleteEndedTest {
           .extracting(e -> ((SQLException) e).getSQLState())
           .isEqualTo("22023");
 
+      assertThatThrownBy(() -> query(c, end(run, task[0], task[1], "'{\"status\": \"failed\"}'")))
+          .as("a failed result without an error")
+          .isInstanceOf(SQLException.class)
+          .extracting(e -> ((SQLException) e).getSQLState())
+          .isEqualTo("22023");
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("0");
+
       assertThat(query(c, end(run, task[0], task[1], ok))).isEqualTo("ok 3 t t t-r-p");
       assertThat(
               query(
@@ -63,6 +70,10 @@ class CompleteEndedTest {
                       + run))
           .isEqualTo("completed 5 1");
       assertThat(query(c, "SELECT count(*) FROM queue.q___wf_ce")).isEqualTo("0");
+      assertThat(query(c, end(run, task[0], task[1], ok)))
+          .as("the same end again")
+          .isEqualTo("not_running f");
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("1");
     }
   }
 }

@@ -145,6 +145,8 @@ class HandedStartTest {
               "'[{\"input\": 1}]', ARRAY[]::int[], 1, 60",
               "'[{\"input\": 1}]', ARRAY[1, NULL], 1, 60",
               "'[{\"input\": 1, \"version\": \"x\"}]', ARRAY[1], 1, 60",
+              "'[{\"input\": 1, \"version\": 0}]', ARRAY[1], 1, 60",
+              "'[{\"input\": 1, \"retentionDays\": 36501}]', ARRAY[1], 1, 60",
               "'[{\"input\": 1}, 7]', ARRAY[1], 1, 60",
               "'{\"input\": 1}', ARRAY[1], 1, 60")) {
         assertThatThrownBy(

@@ -219,18 +219,34 @@ public final class WorkflowStore {
   }
 
   public Completed complete(WorkerRoutes.Checked c) {
+    if (c.next() != null && Boolean.TRUE.equals(c.next().inline())) {
+      // The inline path alone (V021), without workflow_complete_step's call around it; it answers
+      // no row for a run that is not running, which the general path then answers.
+      Optional<Completed> inline =
+          sql.one(
+              "SELECT * FROM queue.workflow_continue_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
+                  + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
+              WorkflowStore::completed,
+              completionArgs(c, true, false));
+      if (inline.isPresent()) {
+        return inline.get();
+      }
+    }
     return sql.one(
             "SELECT * FROM queue.workflow_complete_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
                 + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)",
-            rs -> {
-              long nextMsg = rs.getLong(2);
-              Long msg = rs.wasNull() ? null : nextMsg;
-              long nextReceipt = rs.getLong(3);
-              String r = rs.wasNull() ? null : Long.toString(nextReceipt);
-              return new Completed(rs.getString(1), msg, r);
-            },
-            completionArgs(c, true))
+            WorkflowStore::completed,
+            completionArgs(c, true, true))
         .orElseThrow();
+  }
+
+  /** A row of (outcome, next_msg_id, next_receipt). */
+  private static Completed completed(ResultSet rs) throws SQLException {
+    long nextMsg = rs.getLong(2);
+    Long msg = rs.wasNull() ? null : nextMsg;
+    long nextReceipt = rs.getLong(3);
+    String r = rs.wasNull() ? null : Long.toString(nextReceipt);
+    return new Completed(rs.getString(1), msg, r);
   }
 
   /**
@@ -242,15 +258,17 @@ public final class WorkflowStore {
             "SELECT * FROM queue.workflow_complete_ended(?::bigint, ?::bigint, ?::bigint, ?, ?,"
                 + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
             rs -> withRunEnd(new Completed(rs.getString("outcome"), null, null), rs),
-            completionArgs(c, false))
+            completionArgs(c, false, true))
         .orElseThrow();
   }
 
   /**
    * A lone completion's arguments, in the order of workflow_complete_step's parameters; without
-   * {@code next} for workflow_complete_ended, which has none.
+   * {@code next} for workflow_complete_ended, which has none, and without {@code result} for
+   * workflow_continue_step.
    */
-  private static Object[] completionArgs(WorkerRoutes.Checked c, boolean withNext) {
+  private static Object[] completionArgs(
+      WorkerRoutes.Checked c, boolean withNext, boolean withResult) {
     WorkerRoutes.Step step = c.step();
     List<Object> args = new ArrayList<>(11);
     args.add(c.runId());
@@ -264,7 +282,9 @@ public final class WorkflowStore {
     if (withNext) {
       args.add(c.next() == null ? null : Json.write(c.next()));
     }
-    args.add(c.result() == null ? null : Json.write(c.result()));
+    if (withResult) {
+      args.add(c.result() == null ? null : Json.write(c.result()));
+    }
     args.add(c.lease());
     return args.toArray();
   }
