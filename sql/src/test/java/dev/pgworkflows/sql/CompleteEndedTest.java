@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * workflow_complete_ended: a completion that ends its run, answered with the run's version, times
  * and trace; a completion that does not go through is answered with its outcome alone and changes
- * nothing; one without a result, or with a failure and no error, is refused.
+ * nothing; one without a result, with a result without a status, or with a failure and no error, is
+ * refused.
  */
 class CompleteEndedTest {
 
@@ -53,6 +54,11 @@ class CompleteEndedTest {
           .extracting(e -> ((SQLException) e).getSQLState())
           .isEqualTo("22023");
 
+      assertThatThrownBy(() -> query(c, end(run, task[0], task[1], "'{\"output\": 5}'")))
+          .as("a result without a status")
+          .isInstanceOf(SQLException.class)
+          .extracting(e -> ((SQLException) e).getSQLState())
+          .isEqualTo("22023");
       assertThatThrownBy(() -> query(c, end(run, task[0], task[1], "'{\"status\": \"failed\"}'")))
           .as("a failed result without an error")
           .isInstanceOf(SQLException.class)
