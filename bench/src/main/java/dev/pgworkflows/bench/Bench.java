@@ -24,6 +24,9 @@ import java.util.function.Function;
 public final class Bench {
   private static final int POOL = 20;
 
+  /** The load level both systems run at the same rate, in runs/s. */
+  private static final double FIXED_RATE = 200;
+
   private record Settings(
       int reps,
       int burnRuns,
@@ -193,13 +196,31 @@ public final class Bench {
           "steady warm-up: last round's share compiling",
           warmSteady(c, peak * 0.5, s.steadySeconds / 2, s.maxWarmRounds));
       for (double load : new double[] {0.5, 0.8}) {
-        Recorder rec = c.steady(peak * load, s.steadySeconds);
+        double rate = peak * load;
+        MachineBusy.Over<Recorder> level =
+            MachineBusy.over(s.steadySeconds, () -> c.steady(rate, s.steadySeconds));
+        Recorder rec = level.result();
         String at = " @" + Math.round(load * 100) + "%";
         add(r, "step-to-step p50 ms" + at, Stats.percentile(rec.stepToStep(), 50));
         add(r, "step-to-step p99 ms" + at, Stats.percentile(rec.stepToStep(), 99));
         add(r, "start→first step p50 ms" + at, Stats.percentile(rec.startToFirstStep(), 50));
         add(r, "start→first step p99 ms" + at, Stats.percentile(rec.startToFirstStep(), 99));
+        add(r, "machine busy %" + at, level.busy() * 100);
+        add(r, "machine CPU ms per step" + at, MachineBusy.msPerStep(level.busy(), 3 * rate));
       }
+      // The same rate for both systems, one each carries without queueing: what a step costs
+      // when requests do not pile up into batches, and the latency there.
+      MachineBusy.Over<Recorder> fixed =
+          MachineBusy.over(s.steadySeconds, () -> c.steady(FIXED_RATE, s.steadySeconds));
+      String at = " @" + Math.round(FIXED_RATE) + " runs/s";
+      add(r, "step-to-step p50 ms" + at, Stats.percentile(fixed.result().stepToStep(), 50));
+      add(r, "step-to-step p99 ms" + at, Stats.percentile(fixed.result().stepToStep(), 99));
+      add(
+          r,
+          "start→first step p99 ms" + at,
+          Stats.percentile(fixed.result().startToFirstStep(), 99));
+      add(r, "machine busy %" + at, fixed.busy() * 100);
+      add(r, "machine CPU ms per step" + at, MachineBusy.msPerStep(fixed.busy(), 3 * FIXED_RATE));
       // A first round of sleeps is the first use of the sleep path on fresh connections (plans,
       // compiled functions, JIT) for either system; the second is the one measured.
       c.sleepOvershoot(s.sleepers);

@@ -170,24 +170,9 @@ public final class Probe {
       Map<String, Double> threads0 = ThreadCpu.now();
       Pg.Cpu c0 = Pg.cpu();
       long w0 = System.nanoTime();
-      // The machine's busy share over the middle of the load, where it is steady: from 2 s after
-      // the first start to 1 s before the last (the load begins about half a second in).
-      double[] busy = {Double.NaN};
-      Thread window =
-          new Thread(
-              () -> {
-                try {
-                  Thread.sleep(2500);
-                  MachineBusy b = MachineBusy.start();
-                  Thread.sleep((long) (seconds * 1000) - 3000);
-                  busy[0] = b.share();
-                } catch (Exception e) {
-                  // Left as NaN.
-                }
-              });
-      window.start();
-      Recorder r = o.steady(rate, seconds);
-      window.join();
+      MachineBusy.Over<Recorder> run = MachineBusy.over(seconds, () -> o.steady(rate, seconds));
+      Recorder r = run.result();
+      double busy = run.busy();
       double wall = (System.nanoTime() - w0) / 1e9;
       Pg.Cpu c1 = Pg.cpu();
       List<Double> gaps = r.stepToStep();
@@ -225,9 +210,9 @@ public final class Probe {
           all / steps * 1000, jvm / steps * 1000, (all - jvm) / steps * 1000, all / wall / 2 * 100);
       System.out.printf(
           "machine busy during the load: %.0f%% of %d cores, %.3f ms of CPU per step%n",
-          busy[0] * 100,
+          busy * 100,
           Runtime.getRuntime().availableProcessors(),
-          busy[0] * Runtime.getRuntime().availableProcessors() / (3 * rate) * 1000);
+          MachineBusy.msPerStep(busy, 3 * rate));
       if (Boolean.getBoolean("probe.threads")) {
         printThreads(threads0, o.threadsAtEnd(), steps);
       }
