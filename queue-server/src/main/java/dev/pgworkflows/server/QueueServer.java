@@ -10,6 +10,7 @@ import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.IdleConnections;
 import dev.pgworkflows.server.internal.http.JettyProblems;
 import dev.pgworkflows.server.internal.http.Problems;
+import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.http.RequestIds;
 import dev.pgworkflows.server.internal.metrics.Metrics;
 import dev.pgworkflows.server.internal.queue.MessageRoutes;
@@ -190,17 +191,20 @@ public final class QueueServer implements AutoCloseable {
               // held 96 MiB of it; a worker's repeated headers fit in a quarter of that.
               cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(HEADER_CACHE));
               Problems.install(cfg);
-              cfg.routes.before(RequestIds::assign);
-              tracing.register(cfg.routes);
-              cfg.routes.before(auth::check);
-              cfg.routes.after(ctx -> RequestIds.clear());
+              RequestHooks hooks = new RequestHooks().before(RequestIds::assign);
+              tracing.register(hooks);
+              hooks.before(auth::check).after(ctx -> RequestIds.clear());
+              metrics.register(hooks);
+              hooks.install(cfg.routes);
+              // Javalin tries a request's path against the routes of its method in the order they
+              // were added: the worker protocol's and the runs' routes, the busiest, go first.
+              workerRoutes.register(cfg.routes);
+              workflowRoutes.register(cfg.routes);
               health.register(cfg.routes);
               metrics.register(cfg.routes);
               queueRoutes.register(cfg.routes);
               messageRoutes.register(cfg.routes);
               topicRoutes.register(cfg.routes);
-              workflowRoutes.register(cfg.routes);
-              workerRoutes.register(cfg.routes);
             });
     app.start();
     delivery.start();

@@ -27,6 +27,26 @@ class AuthTest {
   }
 
   @Test
+  void aRefusedRequestStopsBeforeItsRouteYetCarriesItsRequestId() {
+    try (TestServer server = TestServer.start(Map.of("WORKFLOWS_API_TOKENS", "alpha"))) {
+      Api api = server.api();
+      Api.Response refused =
+          api.withToken(null)
+              .send("GET", "/v1/queues", null, Map.of("X-Request-Id", "refused-request-1"));
+      assertThat(refused.status()).isEqualTo(401);
+      assertThat(refused.header("X-Request-Id")).isEqualTo("refused-request-1");
+      Api.Response sneaky = api.withToken("gamma").put("/v1/queues/sneaky", null);
+      assertThat(sneaky.status()).isEqualTo(401);
+      assertThat(sneaky.header("X-Request-Id")).isNotBlank();
+      assertThat(api.withToken("alpha").get("/v1/queues/sneaky").status()).isEqualTo(404);
+      // The hooks after the route time the request that passed.
+      assertThat(api.withToken(null).get("/metrics").body())
+          .contains(
+              "http_server_requests_seconds_count{method=\"GET\",route=\"/v1/queues/{queue}\",status=\"404\"} 1");
+    }
+  }
+
+  @Test
   void withoutTokensTheHeaderMustStillBePresent() {
     try (TestServer server = TestServer.start()) {
       Api api = server.api();

@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.metrics;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.pgworkflows.server.internal.db.Sql;
+import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
 import dev.pgworkflows.sweeper.Sweeper;
 import io.javalin.config.RoutesConfig;
@@ -99,8 +100,11 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   public void register(RoutesConfig routes) {
     routes.get("/metrics", this::scrape);
-    routes.after(this::timeRequest);
-    routes.before(ctx -> ctx.attribute("metrics.start", System.nanoTime()));
+  }
+
+  /** Times every request from here to the after hooks. */
+  public void register(RequestHooks hooks) {
+    hooks.before(ctx -> ctx.attribute("metrics.start", System.nanoTime())).after(this::timeRequest);
   }
 
   private void timeRequest(Context ctx) {

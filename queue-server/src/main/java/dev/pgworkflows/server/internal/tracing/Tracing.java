@@ -1,6 +1,6 @@
 package dev.pgworkflows.server.internal.tracing;
 
-import io.javalin.config.RoutesConfig;
+import dev.pgworkflows.server.internal.http.RequestHooks;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -71,9 +71,8 @@ public final class Tracing {
         .getOpenTelemetrySdk();
   }
 
-  public void register(RoutesConfig routes) {
-    routes.before(this::startHttpSpan);
-    routes.after(this::endHttpSpan);
+  public void register(RequestHooks hooks) {
+    hooks.before(this::startHttpSpan).after(this::endHttpSpan);
   }
 
   private void startHttpSpan(io.javalin.http.Context ctx) {
