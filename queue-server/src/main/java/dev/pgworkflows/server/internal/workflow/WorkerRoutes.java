@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -90,6 +89,16 @@ public final class WorkerRoutes {
 
   record Batch(List<BatchItem> completions, Take take) {}
 
+  /** A poll's answer. */
+  record Tasks(List<TaskView> tasks) {}
+
+  /**
+   * A batch's answer: per completion a {@link WorkflowStore.Completed} or a rejection, and the
+   * tasks it took when it asked for some.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  record Answers(List<Object> results, List<TaskView> tasks) {}
+
   record Retry(Long messageId, String receipt, Long delayMs, String step) {}
 
   record Lease(Long messageId, String receipt, Integer leaseSeconds) {}
@@ -148,7 +157,7 @@ public final class WorkerRoutes {
     int lease = Params.range("leaseSeconds", req.leaseSeconds(), 60, 1, 43200);
     registerVersions(name, req.versions());
     if (wait == 0) {
-      Json.respond(ctx, 200, Map.of("tasks", store.poll(name, req.versions(), max, lease)));
+      Json.respond(ctx, 200, new Tasks(store.poll(name, req.versions(), max, lease)));
       return;
     }
     var result =
@@ -160,10 +169,10 @@ public final class WorkerRoutes {
             max,
             () -> store.poll(name, req.versions(), max, lease));
     if (result.isDone() && !result.isCompletedExceptionally()) {
-      Json.respond(ctx, 200, Map.of("tasks", result.join()));
+      Json.respond(ctx, 200, new Tasks(result.join()));
       return;
     }
-    ctx.future(() -> result.thenAccept(tasks -> Json.respond(ctx, 200, Map.of("tasks", tasks))));
+    ctx.future(() -> result.thenAccept(tasks -> Json.respond(ctx, 200, new Tasks(tasks))));
   }
 
   /** Ends every task stream, so that they close before the server stops. */
@@ -343,7 +352,7 @@ public final class WorkerRoutes {
       }
     }
     streams.apply(name, report, 0);
-    Json.respond(ctx, 200, outcome(done));
+    Json.respond(ctx, 200, done);
   }
 
   /** One completion; for one that ends its run, with what the run's span and metrics need. */
@@ -371,7 +380,7 @@ public final class WorkerRoutes {
     }
     Terms take = checkTake(req.take());
     int n = req.completions().size();
-    List<Map<String, Object>> answers = new ArrayList<>(n);
+    List<Object> answers = new ArrayList<>(n);
     List<Checked> accepted = new ArrayList<>(n);
     List<Integer> at = new ArrayList<>(n);
     Set<Long> runs = new HashSet<>();
@@ -417,18 +426,18 @@ public final class WorkerRoutes {
             runEnded(name, c, o);
           }
         }
-        answers.set(at.get(k), outcome(o.completed()));
+        answers.set(at.get(k), o.completed());
       }
     }
     if (take == null) {
       streams.apply(name, report, 0);
-      Json.respond(ctx, 200, Map.of("results", answers));
+      Json.respond(ctx, 200, new Answers(answers, null));
       return;
     }
     List<TaskView> tasks = taken(name, take);
     // The slots that asked and got nothing are free too.
     streams.apply(name, report, take.max() - tasks.size());
-    Json.respond(ctx, 200, Map.of("results", answers, "tasks", tasks));
+    Json.respond(ctx, 200, new Answers(answers, tasks));
   }
 
   /**
@@ -490,18 +499,6 @@ public final class WorkerRoutes {
       }
     }
     return out;
-  }
-
-  private static Map<String, Object> outcome(WorkflowStore.Completed c) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("outcome", c.outcome());
-    if (c.messageId() != null) {
-      body.put("messageId", c.messageId());
-    }
-    if (c.receipt() != null) {
-      body.put("receipt", c.receipt());
-    }
-    return body;
   }
 
   /** What follows an accepted step: a timer for a short sleep, and the step metric. */

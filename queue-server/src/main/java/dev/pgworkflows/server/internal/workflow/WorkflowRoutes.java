@@ -116,10 +116,7 @@ public final class WorkflowRoutes {
     if (s.created()) {
       events.started(name);
     }
-    Json.respond(
-        ctx,
-        s.created() ? 201 : 200,
-        Map.of("runId", s.runId(), "status", s.status(), "created", s.created()));
+    Json.respond(ctx, s.created() ? 201 : 200, s);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.workflow;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.pgworkflows.server.internal.db.Sql;
 import dev.pgworkflows.server.internal.http.Json;
 import java.sql.Array;
@@ -18,7 +19,8 @@ public final class WorkflowStore {
   /** Result of a start: the run, its status, and whether this call created it. */
   public record Started(long runId, String status, boolean created) {}
 
-  /** Result of a completion or retry. */
+  /** Result of a completion or retry; as a completion's answer, without the fields it lacks. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Completed(String outcome, Long messageId, String receipt) {}
 
   /** Result of a signal. */
