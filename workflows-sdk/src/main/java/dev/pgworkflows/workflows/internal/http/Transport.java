@@ -16,9 +16,15 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.ProxySelector;
 import java.net.URI;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /** JSON over HTTP to the server; problem+json answers become {@link ApiException}s. */
@@ -31,12 +37,44 @@ public final class Transport {
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
 
+  /** Paths whose URLs are kept; past this many the kept ones are dropped and kept afresh. */
+  private static final int URLS_KEPT = 64;
+
   private final String base;
   private final String authorization;
+  private final Proxy proxy;
+  private final Map<String, URL> urls = new ConcurrentHashMap<>();
 
   public Transport(String url, String token) {
     this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     this.authorization = "Bearer " + (token == null || token.isBlank() ? "local" : token);
+    this.proxy = proxyFor(URI.create(base));
+  }
+
+  /**
+   * The proxy the default selector chooses for the server, chosen once rather than for every
+   * request (the selector reads system properties on each call).
+   */
+  private static Proxy proxyFor(URI server) {
+    ProxySelector selector = ProxySelector.getDefault();
+    if (selector == null) {
+      return Proxy.NO_PROXY;
+    }
+    List<Proxy> proxies = selector.select(server);
+    return proxies == null || proxies.isEmpty() ? Proxy.NO_PROXY : proxies.get(0);
+  }
+
+  /** The URL of a path on the server, parsed once for the paths a worker repeats. */
+  private URL url(String path) throws IOException {
+    URL u = urls.get(path);
+    if (u == null) {
+      u = URI.create(base + path).toURL();
+      if (urls.size() >= URLS_KEPT) {
+        urls.clear(); // paths naming runs pass through; the repeated ones come back at once
+      }
+      urls.put(path, u);
+    }
+    return u;
   }
 
   public JsonNode get(String path) {
@@ -97,7 +135,7 @@ public final class Transport {
     byte[] answer;
     HttpURLConnection c = null;
     try {
-      c = (HttpURLConnection) URI.create(base + path).toURL().openConnection();
+      c = (HttpURLConnection) url(path).openConnection(proxy);
       c.setConnectTimeout(5_000);
       c.setReadTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
       c.setUseCaches(false);
