@@ -16,6 +16,13 @@ import java.util.stream.Stream;
 
 /** The one PostgreSQL both systems run on, fresh databases, and resource counters. */
 final class Pg implements AutoCloseable {
+  /**
+   * The process id of the postmaster this JVM started, once known: CPU is counted for it and its
+   * children only, so another PostgreSQL on the machine (another probe's, run at the same time to
+   * share the machine's noise) stays out of this one's numbers.
+   */
+  private static volatile String postmaster;
+
   private final EmbeddedPostgres pg;
   private int databases;
 
@@ -43,6 +50,22 @@ final class Pg implements AutoCloseable {
       exec("postgres", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     } catch (SQLException e) {
       throw new IOException("pg_stat_statements is not available: " + e.getMessage(), e);
+    }
+    try {
+      String backend = Long.toString(scalar("postgres", "SELECT pg_backend_pid()"));
+      postmaster = parentOf(backend);
+    } catch (SQLException e) {
+      throw new IOException("could not find the postmaster: " + e.getMessage(), e);
+    }
+  }
+
+  /** The parent process id of {@code pid} by /proc, or null where there is none to read. */
+  private static String parentOf(String pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", pid, "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1];
+    } catch (IOException | RuntimeException e) {
+      return null;
     }
   }
 
@@ -132,6 +155,10 @@ final class Pg implements AutoCloseable {
             continue;
           }
           String[] f = stat.substring(close + 2).split(" ");
+          String ours = postmaster;
+          if (ours != null && !ours.equals(name) && !ours.equals(f[1])) {
+            continue; // another cluster's process
+          }
           // pid plus start time, so a reused pid is a new process
           postgres.put(
               name + "@" + f[19], (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) ticks);
