@@ -12,6 +12,7 @@ import dev.pgworkflows.server.internal.http.JettyProblems;
 import dev.pgworkflows.server.internal.http.Problems;
 import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.http.RequestIds;
+import dev.pgworkflows.server.internal.http.RouteTemplates;
 import dev.pgworkflows.server.internal.metrics.Metrics;
 import dev.pgworkflows.server.internal.queue.MessageRoutes;
 import dev.pgworkflows.server.internal.queue.QueueRoutes;
@@ -191,10 +192,11 @@ public final class QueueServer implements AutoCloseable {
               // held 96 MiB of it; a worker's repeated headers fit in a quarter of that.
               cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(HEADER_CACHE));
               Problems.install(cfg);
+              RouteTemplates templates = new RouteTemplates(() -> app);
               RequestHooks hooks = new RequestHooks().before(RequestIds::assign);
-              tracing.register(hooks);
+              metrics.register(hooks, templates);
+              tracing.register(hooks, templates);
               hooks.before(auth::check).after(ctx -> RequestIds.clear());
-              metrics.register(hooks);
               hooks.install(cfg.routes);
               // Javalin tries a request's path against the routes of its method in the order they
               // were added: the worker protocol's and the runs' routes, the busiest, go first.

@@ -27,7 +27,7 @@ class AuthTest {
   }
 
   @Test
-  void aRefusedRequestStopsBeforeItsRouteYetCarriesItsRequestId() {
+  void aRefusedRequestStopsBeforeItsRouteYetIsIdentifiedAndCountedUnderIt() {
     try (TestServer server = TestServer.start(Map.of("WORKFLOWS_API_TOKENS", "alpha"))) {
       Api api = server.api();
       Api.Response refused =
@@ -38,9 +38,16 @@ class AuthTest {
       Api.Response sneaky = api.withToken("gamma").put("/v1/queues/sneaky", null);
       assertThat(sneaky.status()).isEqualTo(401);
       assertThat(sneaky.header("X-Request-Id")).isNotBlank();
+      assertThat(api.withToken("gamma").get("/v1/queues/sneaky").status()).isEqualTo(401);
       assertThat(api.withToken("alpha").get("/v1/queues/sneaky").status()).isEqualTo(404);
-      // The hooks after the route time the request that passed.
-      assertThat(api.withToken(null).get("/metrics").body())
+      String metrics = api.withToken(null).get("/metrics").body();
+      assertThat(metrics)
+          .contains(
+              "http_server_requests_seconds_count{method=\"GET\",route=\"/v1/queues\",status=\"401\"} 1")
+          .contains(
+              "http_server_requests_seconds_count{method=\"PUT\",route=\"/v1/queues/{queue}\",status=\"401\"} 1")
+          .contains(
+              "http_server_requests_seconds_count{method=\"GET\",route=\"/v1/queues/{queue}\",status=\"401\"} 1")
           .contains(
               "http_server_requests_seconds_count{method=\"GET\",route=\"/v1/queues/{queue}\",status=\"404\"} 1");
     }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.pgworkflows.server.internal.db.Sql;
 import dev.pgworkflows.server.internal.http.RequestHooks;
+import dev.pgworkflows.server.internal.http.RouteTemplates;
 import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
 import dev.pgworkflows.sweeper.Sweeper;
 import io.javalin.config.RoutesConfig;
@@ -102,21 +103,29 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
     routes.get("/metrics", this::scrape);
   }
 
-  /** Times every request from here to the after hooks. */
-  public void register(RequestHooks hooks) {
-    hooks.before(ctx -> ctx.attribute("metrics.start", System.nanoTime())).after(this::timeRequest);
+  /**
+   * Times every request from here to the after hooks, under its route template: added before the
+   * hooks that may refuse a request, so refused requests are counted too.
+   */
+  public void register(RequestHooks hooks, RouteTemplates templates) {
+    hooks
+        .before(ctx -> ctx.attribute("metrics.start", System.nanoTime()))
+        .after(ctx -> timeRequest(ctx, templates));
   }
 
-  private void timeRequest(Context ctx) {
+  private void timeRequest(Context ctx, RouteTemplates templates) {
     Long start = ctx.attribute("metrics.start");
-    io.javalin.router.Endpoint matched = ctx.endpoints().matchedHttpEndpoint();
-    if (start == null || matched == null) {
+    if (start == null) {
+      return;
+    }
+    String route = templates.of(ctx);
+    if (route == null) {
       return; // unmatched paths stay out: their labels would be unbounded
     }
     long nanos = System.nanoTime() - start;
     requestTimers
         .computeIfAbsent(
-            new RouteKey(ctx.method().name(), matched.path, ctx.statusCode()),
+            new RouteKey(ctx.method().name(), route, ctx.statusCode()),
             k ->
                 Timer.builder("http_server_requests")
                     .description("HTTP requests by route template")

@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.tracing;
 
 import dev.pgworkflows.server.internal.http.RequestHooks;
+import dev.pgworkflows.server.internal.http.RouteTemplates;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -71,8 +72,8 @@ public final class Tracing {
         .getOpenTelemetrySdk();
   }
 
-  public void register(RequestHooks hooks) {
-    hooks.before(this::startHttpSpan).after(this::endHttpSpan);
+  public void register(RequestHooks hooks, RouteTemplates templates) {
+    hooks.before(this::startHttpSpan).after(ctx -> endHttpSpan(ctx, templates));
   }
 
   private void startHttpSpan(io.javalin.http.Context ctx) {
@@ -91,15 +92,15 @@ public final class Tracing {
     ctx.attribute(SPAN, span);
   }
 
-  private void endHttpSpan(io.javalin.http.Context ctx) {
+  private void endHttpSpan(io.javalin.http.Context ctx, RouteTemplates templates) {
     Span span = ctx.attribute(SPAN);
     if (span == null) {
       return;
     }
-    io.javalin.router.Endpoint matched = ctx.endpoints().matchedHttpEndpoint();
-    if (matched != null) {
-      span.updateName(ctx.method().name() + " " + matched.path);
-      span.setAttribute("http.route", matched.path);
+    String route = templates.of(ctx);
+    if (route != null) {
+      span.updateName(ctx.method().name() + " " + route);
+      span.setAttribute("http.route", route);
     }
     span.setAttribute("http.response.status_code", (long) ctx.statusCode());
     if (ctx.statusCode() >= 500) {
