@@ -13,6 +13,12 @@ import java.util.function.Supplier;
  * counted under its route. Null for a path no route has.
  */
 public final class RouteTemplates {
+  /** A looked-up answer kept on the request, for the second hook that asks. */
+  private static final String LOOKED_UP = "routeTemplate";
+
+  /** What {@link #LOOKED_UP} holds for a path no route has. */
+  private static final String NONE = "";
+
   private final Supplier<Javalin> app;
 
   public RouteTemplates(Supplier<Javalin> app) {
@@ -24,12 +30,17 @@ public final class RouteTemplates {
     if (matched != null) {
       return matched.path;
     }
-    Javalin javalin = app.get();
-    if (javalin == null) {
-      return null;
+    String kept = ctx.attribute(LOOKED_UP);
+    if (kept == null) {
+      Javalin javalin = app.get();
+      if (javalin == null) {
+        return null;
+      }
+      ParsedEndpoint found =
+          javalin.unsafe.internalRouter.findFirstHttpHandlerEntry(ctx.method(), ctx.path());
+      kept = found == null ? NONE : found.endpoint.path;
+      ctx.attribute(LOOKED_UP, kept);
     }
-    ParsedEndpoint found =
-        javalin.unsafe.internalRouter.findFirstHttpHandlerEntry(ctx.method(), ctx.path());
-    return found == null ? null : found.endpoint.path;
+    return kept.equals(NONE) ? null : kept;
   }
 }
