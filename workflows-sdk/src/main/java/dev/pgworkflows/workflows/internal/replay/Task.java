@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.replay;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /** A leased task as the poll returns it. */
@@ -21,6 +22,61 @@ public record Task(
 
   /** One journal row. */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Entry(
-      String name, String kind, JsonNode output, JsonNode error, boolean timedOut) {}
+  public record Entry(String name, String kind, JsonNode output, JsonNode error, boolean timedOut) {
+
+    static Entry of(JsonNode n) {
+      return new Entry(
+          text(n, "name"),
+          text(n, "kind"),
+          n.get("output"),
+          n.get("error"),
+          n.path("timedOut").asBoolean());
+    }
+  }
+
+  /**
+   * The task a node of the server's answer holds, read field by field: what data binding would make
+   * of it (unknown fields skipped, a missing one null or zero, a JSON null in a value field a
+   * {@code NullNode}) without its round trip through a token buffer and reflection, which made up
+   * most of a worker's JSON work.
+   */
+  public static Task of(JsonNode n) {
+    JsonNode rows = n.get("journal");
+    List<Entry> journal = null;
+    if (rows != null && !rows.isNull()) {
+      journal = new ArrayList<>(rows.size());
+      for (JsonNode row : rows) {
+        journal.add(Entry.of(row));
+      }
+    }
+    String started = text(n, "startedAt");
+    return new Task(
+        n.path("runId").asLong(),
+        n.path("messageId").asLong(),
+        text(n, "receipt"),
+        n.path("attempt").asInt(),
+        n.path("version").asInt(),
+        text(n, "reason"),
+        n.get("input"),
+        journal,
+        started == null ? null : Instant.parse(started),
+        text(n, "traceContext"));
+  }
+
+  /** The tasks of an answer's {@code tasks} array; none when it has none. */
+  public static List<Task> all(JsonNode tasks) {
+    if (tasks == null || tasks.isNull()) {
+      return List.of();
+    }
+    List<Task> all = new ArrayList<>(tasks.size());
+    for (JsonNode t : tasks) {
+      all.add(of(t));
+    }
+    return all;
+  }
+
+  private static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? null : v.asText();
+  }
 }

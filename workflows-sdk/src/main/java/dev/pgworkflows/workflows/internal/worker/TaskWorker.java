@@ -80,7 +80,7 @@ public final class TaskWorker<I, O> implements Worker {
                 // Only a saturated worker asks: while a slot is free, its stream (or a poll) is
                 // out for it, and takes whatever is due.
                 () -> !stopping && (stream || !polling) && slots.availablePermits() == 0,
-                node -> handed.get().add(Transport.JSON.convertValue(node, Task.class))),
+                node -> handed.get().add(Task.of(node))),
             stream ? streamSlots : null);
     AtomicInteger n = new AtomicInteger();
     this.runners =
@@ -178,17 +178,12 @@ public final class TaskWorker<I, O> implements Worker {
     if (node == null || node.isEmpty()) {
       return;
     }
-    List<Task> tasks = tasks(node);
+    List<Task> tasks = Task.all(node);
     streamSlots.received(tasks.size());
     for (Task task : tasks) {
       slots.acquireUninterruptibly();
       dispatch(task);
     }
-  }
-
-  private static List<Task> tasks(JsonNode node) {
-    return Transport.JSON.convertValue(
-        node, Transport.JSON.getTypeFactory().constructCollectionType(List.class, Task.class));
   }
 
   /**
@@ -253,7 +248,7 @@ public final class TaskWorker<I, O> implements Worker {
           polling = false;
         }
         backoffMs = 100;
-        List<Task> tasks = tasks(resp.get("tasks"));
+        List<Task> tasks = Task.all(resp.get("tasks"));
         if (taken > tasks.size()) {
           slots.release(taken - tasks.size());
         }
