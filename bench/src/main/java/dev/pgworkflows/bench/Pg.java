@@ -51,11 +51,19 @@ final class Pg implements AutoCloseable {
     } catch (SQLException e) {
       throw new IOException("pg_stat_statements is not available: " + e.getMessage(), e);
     }
-    try {
-      String backend = Long.toString(scalar("postgres", "SELECT pg_backend_pid()"));
-      postmaster = parentOf(backend);
+    // The backend's parent, read while its connection is open: once closed, the backend may be
+    // gone before /proc is read, and with no postmaster known every cluster's CPU would count.
+    try (Connection c = DriverManager.getConnection(jdbcUrl("postgres"), "postgres", "postgres");
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      postmaster = parentOf(Long.toString(rs.getLong(1)));
     } catch (SQLException e) {
       throw new IOException("could not find the postmaster: " + e.getMessage(), e);
+    }
+    if (postmaster == null) {
+      throw new IOException(
+          "could not find the postmaster: its backend's /proc entry is unreadable");
     }
   }
 
