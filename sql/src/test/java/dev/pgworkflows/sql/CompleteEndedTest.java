@@ -4,9 +4,11 @@ import static dev.pgworkflows.sql.WorkflowSql.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pgworkflows.testing.Notifications;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,6 +82,35 @@ class CompleteEndedTest {
           .as("the same end again")
           .isEqualTo("not_running f");
       assertThat(query(c, "SELECT count(*) FROM queue.workflow_step")).isEqualTo("1");
+    }
+  }
+
+  @Test
+  void theGroupsNextMessageBecomesItsHeadWhenTheRunEnds() throws SQLException {
+    TestDatabase db = TestDatabase.fresh();
+    try (Connection c = db.connect();
+        Connection listener = db.connect()) {
+      String run = query(c, "SELECT run_id FROM queue.workflow_start('cg', '1'::jsonb)");
+      String[] task =
+          query(c, "SELECT msg_id || ' ' || receipt FROM queue.workflow_poll('cg', '{1}', 1, 60)")
+              .split(" ");
+      String later =
+          query(
+              c,
+              "SELECT queue.send('__wf_cg', '{\"reason\": \"signal\"}'::jsonb, NULL, 0, '"
+                  + run
+                  + "')");
+      assertThat(query(c, "SELECT head FROM queue.q___wf_cg WHERE msg_id = " + later))
+          .as("behind the run's message")
+          .isEqualTo("f");
+      Notifications wakeups = Notifications.listen(listener);
+
+      assertThat(query(c, end(run, task[0], task[1], "'{\"status\": \"completed\"}'")))
+          .startsWith("ok ");
+      assertThat(query(c, "SELECT string_agg(msg_id || ' ' || head, ',') FROM queue.q___wf_cg"))
+          .as("the run's message gone, the later one the group's head")
+          .isEqualTo(later + " true");
+      assertThat(wakeups.heard()).isEqualTo(List.of("__wf_cg"));
     }
   }
 }
