@@ -2,7 +2,8 @@
 -- and finding the last one read every journal row of the run: the journal's
 -- key (run_id, step_name) does not order a run's rows by seq. A run's k-th
 -- step cost k index entries and k row reads, so a run of n steps cost
--- n²/2 of them; at a few thousand steps each step took milliseconds.
+-- n²/2 of them: at 4,000 steps a step took nearly three times as long as at
+-- the start of the run.
 --
 -- An index on (run_id, seq) answers max(seq) with one entry, and gives the
 -- journal's reads (ordered by seq) their order. The statements that compute
