@@ -90,10 +90,8 @@ class CompleteEndedTest {
     TestDatabase db = TestDatabase.fresh();
     try (Connection c = db.connect();
         Connection listener = db.connect()) {
-      String run = query(c, "SELECT run_id FROM queue.workflow_start('cg', '1'::jsonb)");
-      String[] task =
-          query(c, "SELECT msg_id || ' ' || receipt FROM queue.workflow_poll('cg', '{1}', 1, 60)")
-              .split(" ");
+      WorkflowSql.Held h = WorkflowSql.startAndPoll(c, "cg");
+      String run = String.valueOf(h.run());
       String later =
           query(
               c,
@@ -105,7 +103,14 @@ class CompleteEndedTest {
           .isEqualTo("f");
       Notifications wakeups = Notifications.listen(listener);
 
-      assertThat(query(c, end(run, task[0], task[1], "'{\"status\": \"completed\"}'")))
+      assertThat(
+              query(
+                  c,
+                  end(
+                      run,
+                      String.valueOf(h.msg()),
+                      String.valueOf(h.receipt()),
+                      "'{\"status\": \"completed\"}'")))
           .startsWith("ok ");
       assertThat(query(c, "SELECT string_agg(msg_id || ' ' || head, ',') FROM queue.q___wf_cg"))
           .as("the run's message gone, the later one the group's head")
