@@ -171,6 +171,55 @@ class IndexPlansTest {
   }
 
   @Test
+  void startsHandedToAPollLeaseTheirMessagesByKeyOnStatisticsOfAnEmptyQueue() throws SQLException {
+    // A workflow's queue is often empty when autovacuum analyzes it. On such statistics the
+    // batch lease was planned on the ready index, (vt, msg_id) WHERE head, and read every entry
+    // visible by now, dead ones included: 20,000 here.
+    try (Connection c = TestDatabase.fresh().connect()) {
+      WorkflowSql.exec(c, "SELECT queue.workflow_start('handed', '1'::jsonb)");
+      WorkflowSql.exec(c, "DELETE FROM queue.q___wf_handed");
+      WorkflowSql.exec(c, "ALTER TABLE queue.q___wf_handed SET (autovacuum_enabled = false)");
+      WorkflowSql.exec(c, "VACUUM ANALYZE queue.q___wf_handed");
+      WorkflowSql.exec(
+          c,
+          "INSERT INTO queue.q___wf_handed (group_id, head, enqueued_at, vt, body)"
+              + " SELECT 'gone-' || n, true, now(), now() - n * interval '1 ms', '{}'"
+              + " FROM generate_series(1, 20000) n");
+      WorkflowSql.exec(c, "DELETE FROM queue.q___wf_handed");
+      WorkflowSql.exec(c, "ANALYZE queue.q___wf_handed");
+      c.setAutoCommit(false);
+      try {
+        QueueSql q = new QueueSql(c);
+        String blocks =
+            "SELECT pg_stat_get_xact_blocks_fetched('queue.q___wf_handed_ready'::regclass)";
+        long before = q.scalarLong(blocks);
+        assertThat(
+                WorkflowSql.query(
+                    c,
+                    "SELECT count(msg_id) FROM queue.workflow_start_leased('handed',"
+                        + " '[{\"input\": 1, \"version\": 1, \"idempotencyKey\": \"k\"}]',"
+                        + " '{1}', 1, 60)"))
+            .as("a keyed start's message leased")
+            .isEqualTo("1");
+        assertThat(
+                WorkflowSql.query(
+                    c,
+                    "SELECT count(msg_id) FROM queue.workflow_start_leased('handed',"
+                        + " '[{\"input\": 2, \"version\": 1}, {\"input\": 3, \"version\": 1}]',"
+                        + " '{1}', 2, 60)"))
+            .as("a batch's messages leased")
+            .isEqualTo("2");
+        assertThat(q.scalarLong(blocks) - before)
+            .as("blocks of the ready index read by three handed starts")
+            .isLessThan(40);
+      } finally {
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  @Test
   void everyRequestFunctionKeepsItsSettingsAfterLaterMigrations() throws SQLException {
     // A CREATE OR REPLACE drops a function's settings; a migration replacing one of these must set
     // them again.
