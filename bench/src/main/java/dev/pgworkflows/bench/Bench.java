@@ -182,9 +182,7 @@ public final class Bench {
       add(r, "CPU s per 1k steps", cpu / steps * 1000);
       add(r, "commits per step", (double) counts.commits() / steps);
       add(r, "statements per step (top level)", (double) counts.statements() / steps);
-      if (c instanceof Ours ours) {
-        add(r, "pre-started burn-down steps/s", steps / ours.drain(s.burnRuns));
-      }
+      add(r, "pre-started burn-down steps/s", steps / c.drain(s.burnRuns));
     }
     try (Contender c = open(pg, sys)) {
       // The load levels run on a fresh database, connections and plans; one short burn-down

@@ -9,6 +9,12 @@ interface Contender extends AutoCloseable {
   /** Starts n three-step no-op runs from 8 threads and waits for all; returns seconds. */
   double burnDown(int n) throws Exception;
 
+  /**
+   * The protocol's burn-down: n three-step runs started while nothing serves them, then served;
+   * seconds from the serving's start until all are done.
+   */
+  double drain(int n) throws Exception;
+
   /** Starts runs at {@code rate}/s for {@code seconds}, open loop, and waits for them. */
   Recorder steady(double rate, double seconds) throws Exception;
 

@@ -3,8 +3,13 @@ package dev.pgworkflows.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.dbos.transact.DBOS;
+import dev.dbos.transact.DBOSClient;
 import dev.dbos.transact.config.DBOSConfig;
+import dev.dbos.transact.workflow.Queue;
 import dev.dbos.transact.workflow.WorkflowHandle;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +66,7 @@ final class Dbos implements Contender {
   }
 
   private final HikariDataSource pool;
+  private final DBOSConfig config;
   private final DBOS dbos;
   private final Flows flows;
   private volatile Recorder rec = new Recorder();
@@ -75,7 +81,7 @@ final class Dbos implements Contender {
     hc.setPassword("postgres");
     hc.setMaximumPoolSize(poolSize);
     pool = new HikariDataSource(hc);
-    DBOSConfig config =
+    config =
         DBOSConfig.defaults("bench")
             .withDatabaseUrl(pg.jdbcUrl(db))
             .withDbUser("postgres")
@@ -117,6 +123,74 @@ final class Dbos implements Contender {
       return (System.nanoTime() - t0) / 1e9;
     } finally {
       starters.shutdownNow();
+    }
+  }
+
+  /**
+   * The protocol's burn-down: {@code n} runs enqueued on a DBOS queue (DBOS's way to start a
+   * workflow that no executor runs yet) from 8 threads while no instance serves that queue, then
+   * served by a second DBOS instance in this JVM, which registers the queue and launches; seconds
+   * from its launch until all {@code n} are done. The queue has no concurrency limits, so one poll
+   * takes every run, and polls every {@value #DRAIN_POLL_MS} ms instead of DBOS's default second.
+   */
+  @Override
+  public double drain(int n) throws Exception {
+    String queue = "burn" + seqs.get();
+    Recorder r = new Recorder();
+    rec = r;
+    DBOSClient client = new DBOSClient(pool);
+    ExecutorService starters = Executors.newFixedThreadPool(8);
+    try {
+      DBOSClient.EnqueueOptions options =
+          new DBOSClient.EnqueueOptions("three", queue).withClassName(FlowsImpl.class.getName());
+      List<CompletableFuture<?>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int seq = seqs.incrementAndGet();
+        fs.add(
+            CompletableFuture.runAsync(
+                () -> client.enqueueWorkflow(options, new Object[] {seq}), starters));
+      }
+      CompletableFuture.allOf(fs.toArray(new CompletableFuture<?>[0])).join();
+    } finally {
+      starters.shutdownNow();
+      client.close();
+    }
+    if (r.complete() != 0 || done(queue) != 0) {
+      throw new IllegalStateException("DBOS ran enqueued runs before their queue was served");
+    }
+    DBOS server = new DBOS(config.withExecutorId("drain-" + queue));
+    try {
+      server.registerProxy(Flows.class, new FlowsImpl(server, this));
+      server.registerQueue(new Queue(queue).withPollingInterval(Duration.ofMillis(DRAIN_POLL_MS)));
+      long t0 = System.nanoTime();
+      server.launch();
+      long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
+      while (r.complete() < n || done(queue) < n) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("DBOS: queued runs did not finish within 10 minutes");
+        }
+        Thread.sleep(2);
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    } finally {
+      server.shutdown();
+    }
+  }
+
+  private static final long DRAIN_POLL_MS = 20;
+
+  /** Runs of {@code queue} that DBOS has recorded as done. */
+  private long done(String queue) throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS' AND queue_name"
+                    + " = '"
+                    + queue
+                    + "'")) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 

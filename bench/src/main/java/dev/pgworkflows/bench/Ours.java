@@ -311,7 +311,8 @@ final class Ours implements Contender {
    * Burn-down of runs started before any worker serves them (the protocol's burn-down): seconds
    * from the workers' start until all {@code n} are completed.
    */
-  double drain(int n) throws Exception {
+  @Override
+  public double drain(int n) throws Exception {
     return drainStarted(startOnly(n));
   }
 

@@ -21,7 +21,9 @@ import java.util.TreeMap;
  *       start → first step percentiles, when the slow gaps happened, and the statements' mean and
  *       worst time in PostgreSQL;
  *   <li>{@code ... Probe split <runs> <rounds>}: a pre-started burn-down in two halves, the starts
- *       (with no worker serving) and then the drain, each timed and costed apart.
+ *       (with no worker serving) and then the drain, each timed and costed apart;
+ *   <li>{@code ... Probe drain <ours|dbos> <runs> <rounds>}: burn-downs with their starts and
+ *       pre-started ones (the protocol's), taking turns, for either system.
  * </ul>
  *
  * <p>With {@code -Dbench.track=all -Dbench.planning=on} the queue, burn and split modes also print
@@ -46,6 +48,10 @@ public final class Probe {
     }
     if (args.length > 0 && args[0].equals("split")) {
       split(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("drain")) {
+      drains(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
       return;
     }
     boolean queue = args.length == 0 || args[0].equals("queue");
@@ -104,6 +110,32 @@ public final class Probe {
       }
       if (!"top".equals(System.getProperty("bench.track", "top"))) {
         printTopStatements(pg);
+      }
+    }
+  }
+
+  /** Burn-downs with their starts and pre-started ones, taking turns, after a warm-up. */
+  private static void drains(String system, int n, int rounds) throws Exception {
+    try (Pg pg = new Pg();
+        Contender c =
+            system.equals("dbos")
+                ? new Dbos(pg, 20)
+                : new Ours(pg, Integer.getInteger("probe.pool", 20))) {
+      for (int i = 0; i < 4; i++) {
+        System.err.printf("warm-up %d: %.0f steps/s%n", i + 1, 3 * 3000 / c.burnDown(3000));
+      }
+      for (int i = 0; i < rounds; i++) {
+        for (boolean started : new boolean[] {false, true}) {
+          Pg.Cpu c0 = Pg.cpu();
+          double seconds = started ? c.drain(n) : c.burnDown(n);
+          double cpu = Pg.cpu().since(c0);
+          System.out.printf(
+              "%s %-12s steps/s %6.0f   CPU ms per step (starts included) %.3f%n",
+              c.name(),
+              started ? "pre-started" : "with starts",
+              3.0 * n / seconds,
+              cpu / n / 3 * 1000);
+        }
       }
     }
   }
