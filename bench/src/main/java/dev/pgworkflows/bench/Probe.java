@@ -167,9 +167,14 @@ public final class Probe {
         if (track) {
           System.out.println("the starts' statements:");
           printTopStatements(pg);
+          pg.exec("postgres", "SELECT pg_stat_statements_reset()");
         }
         double drainSeconds = o.drainStarted(s);
         Pg.Cpu c2 = Pg.cpu();
+        if (track) {
+          System.out.println("the drain's statements:");
+          printTopStatements(pg);
+        }
         System.out.printf(
             "starts/s %.0f   CPU ms per start: all %.3f  JVM %.3f   steps/s %.0f   CPU ms per"
                 + " step: all %.3f  JVM %.3f%n",
