@@ -111,46 +111,20 @@ public final class Bench {
    */
   private static void warmUp(Contender c, int runs, int maxRounds, Map<String, List<Double>> r)
       throws Exception {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    int rounds = 0;
-    double share = Double.NaN;
-    while (rounds < maxRounds) {
-      long compiled0 = jit.getTotalCompilationTime();
-      long t0 = System.nanoTime();
-      c.burnDown(runs);
-      rounds++;
-      share = (jit.getTotalCompilationTime() - compiled0) / ((System.nanoTime() - t0) / 1e6);
-      System.err.printf("  warm-up round %d: %.0f %% of it compiling%n", rounds, share * 100);
-      if (share < 0.05) {
-        break;
-      }
-    }
-    add(r, "warm-up rounds", rounds);
-    add(r, "warm-up: last round's share compiling", share);
+    Warmed w = warm("warm-up", maxRounds, () -> c.burnDown(runs));
+    add(r, "warm-up rounds", w.rounds());
+    add(r, "warm-up: last round's share compiling", w.share());
   }
 
   /**
    * Warm-up of the pre-started burn-down: its paths are not all the started-and-run burn-down's
    * (ours: full polls, and batches of completions that take the next runs back; DBOS: its queue),
    * and in the probe a first drain after six burn-down warm-ups ran at 0.7× the fourth, its JVM CPU
-   * a step twice the fourth's. Rounds of {@code runs} until one spends under 5 % of its wall time
-   * compiling, at most {@code maxRounds}; returns the compiling share of the last one.
+   * a step twice the fourth's. Rounds of {@code runs}, as {@link #warm} runs them; returns the
+   * compiling share of the last one.
    */
   static double warmDrain(Contender c, int runs, int maxRounds) throws Exception {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    double share = Double.NaN;
-    for (int round = 1; round <= maxRounds; round++) {
-      long compiled0 = jit.getTotalCompilationTime();
-      long t0 = System.nanoTime();
-      c.drain(runs);
-      share = (jit.getTotalCompilationTime() - compiled0) / ((System.nanoTime() - t0) / 1e6);
-      System.err.printf(
-          "  pre-started warm-up round %d: %.0f %% of it compiling%n", round, share * 100);
-      if (share < 0.05) {
-        break;
-      }
-    }
-    return share;
+    return warm("pre-started warm-up", maxRounds, () -> c.drain(runs)).share();
   }
 
   /**
@@ -158,26 +132,42 @@ public final class Bench {
    * starts handed to waiting polls), and after the burn-down warm-up the JIT compiler was still
    * taking 0.10-0.19 ms of CPU a step through a 20 s level of ours at half load, a tenth to a sixth
    * of all the CPU a step cost, on the two cores the load runs on. Rounds of {@code seconds} at
-   * {@code rate} until one spends under 5 % of its wall time compiling, at most {@code maxRounds};
-   * returns the compiling share of the last one.
+   * {@code rate}, as {@link #warm} runs them; returns the compiling share of the last one.
    */
   static double warmSteady(Contender c, double rate, double seconds, int maxRounds)
       throws Exception {
+    String what = String.format("steady warm-up at %.0f runs/s,", rate);
+    return warm(what, maxRounds, () -> c.steady(rate, seconds)).share();
+  }
+
+  /** One warm-up round: a workload run once. */
+  private interface Round {
+    void run() throws Exception;
+  }
+
+  /** How many rounds a warm-up ran, and the share of the last one's wall time spent compiling. */
+  private record Warmed(int rounds, double share) {}
+
+  /**
+   * Runs {@code round} until one spends under 5 % of its wall time compiling, at most {@code
+   * maxRounds} times.
+   */
+  private static Warmed warm(String what, int maxRounds, Round round) throws Exception {
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    int rounds = 0;
     double share = Double.NaN;
-    for (int round = 1; round <= maxRounds; round++) {
+    while (rounds < maxRounds) {
       long compiled0 = jit.getTotalCompilationTime();
       long t0 = System.nanoTime();
-      c.steady(rate, seconds);
+      round.run();
+      rounds++;
       share = (jit.getTotalCompilationTime() - compiled0) / ((System.nanoTime() - t0) / 1e6);
-      System.err.printf(
-          "  steady warm-up round %d at %.0f runs/s: %.0f %% of it compiling%n",
-          round, rate, share * 100);
+      System.err.printf("  %s round %d: %.0f %% of it compiling%n", what, rounds, share * 100);
       if (share < 0.05) {
         break;
       }
     }
-    return share;
+    return new Warmed(rounds, share);
   }
 
   private static void add(Map<String, List<Double>> r, String key, double v) {

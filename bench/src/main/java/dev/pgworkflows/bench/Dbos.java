@@ -8,8 +8,8 @@ import dev.dbos.transact.config.DBOSConfig;
 import dev.dbos.transact.workflow.Queue;
 import dev.dbos.transact.workflow.WorkflowHandle;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,15 +182,15 @@ final class Dbos implements Contender {
   /** Runs of {@code queue} that DBOS has recorded as done. */
   private long done(String queue) throws Exception {
     try (Connection c = pool.getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs =
-            st.executeQuery(
-                "SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS' AND queue_name"
-                    + " = '"
-                    + queue
-                    + "'")) {
-      rs.next();
-      return rs.getLong(1);
+        PreparedStatement st =
+            c.prepareStatement(
+                "SELECT count(*) FROM dbos.workflow_status"
+                    + " WHERE status = 'SUCCESS' AND queue_name = ?")) {
+      st.setString(1, queue);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
     }
   }
 
