@@ -65,6 +65,9 @@ final class Dbos implements Contender {
     }
   }
 
+  /** How often the pre-started burn-down's queue is polled (DBOS's default is a second). */
+  private static final long DRAIN_POLL_MS = 20;
+
   private final HikariDataSource pool;
   private final DBOSConfig config;
   private final DBOS dbos;
@@ -138,22 +141,10 @@ final class Dbos implements Contender {
     String queue = "burn" + seqs.get();
     Recorder r = new Recorder();
     rec = r;
-    DBOSClient client = new DBOSClient(pool);
-    ExecutorService starters = Executors.newFixedThreadPool(8);
-    try {
+    try (DBOSClient client = new DBOSClient(pool)) {
       DBOSClient.EnqueueOptions options =
           new DBOSClient.EnqueueOptions("three", queue).withClassName(FlowsImpl.class.getName());
-      List<CompletableFuture<?>> fs = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        int seq = seqs.incrementAndGet();
-        fs.add(
-            CompletableFuture.runAsync(
-                () -> client.enqueueWorkflow(options, new Object[] {seq}), starters));
-      }
-      CompletableFuture.allOf(fs.toArray(new CompletableFuture<?>[0])).join();
-    } finally {
-      starters.shutdownNow();
-      client.close();
+      EightStarters.start(n, seqs, seq -> client.enqueueWorkflow(options, new Object[] {seq}));
     }
     if (r.complete() != 0 || done(queue) != 0) {
       throw new IllegalStateException("DBOS ran enqueued runs before their queue was served");
@@ -176,8 +167,6 @@ final class Dbos implements Contender {
       server.shutdown();
     }
   }
-
-  private static final long DRAIN_POLL_MS = 20;
 
   /** Runs of {@code queue} that DBOS has recorded as done. */
   private long done(String queue) throws Exception {

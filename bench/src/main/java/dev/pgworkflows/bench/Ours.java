@@ -16,10 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -294,17 +292,7 @@ final class Ours implements Contender {
 
   /** Starts {@code n} runs of bench3 from 8 threads and returns when all are started. */
   private void startFromEightThreads(int n) {
-    ExecutorService starters = Executors.newFixedThreadPool(8);
-    try {
-      List<CompletableFuture<?>> fs = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        int seq = seqs.incrementAndGet();
-        fs.add(CompletableFuture.runAsync(() -> client.start("bench3", seq), starters));
-      }
-      CompletableFuture.allOf(fs.toArray(new CompletableFuture<?>[0])).join();
-    } finally {
-      starters.shutdownNow();
-    }
+    EightStarters.start(n, seqs, seq -> client.start("bench3", seq));
   }
 
   /**
