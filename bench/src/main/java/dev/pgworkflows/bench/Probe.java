@@ -31,7 +31,7 @@ import java.util.TreeMap;
  * ({@code -Dprobe.statements=N} of them, default 25; in the steady mode, default 8). {@code
  * -Dprobe.pool=N} sets the server's connection pool (default 20, as in the benchmark); {@code
  * -Dbench.pg.<setting>=<value>} sets a PostgreSQL setting (e.g. {@code log_lock_waits}). {@code
- * -Dbench.concurrency=N} sets the workers' concurrency (default 32); {@code -Dprobe.preload=N} runs
+ * -Dbench.concurrency=N} sets the workers' concurrency (default 96); {@code -Dprobe.preload=N} runs
  * a burn-down of N runs and 10 s of steady workflow load before the measured queue rounds, on the
  * same database and JVM (as the benchmark ran its queue levels until they got a contender of their
  * own). {@code -Dprobe.threads=true} adds, in the steady mode, the JVM's CPU per step by kind of
