@@ -59,6 +59,9 @@ public final class QueueServer implements AutoCloseable {
   /** Header-field cache per connection, in trie nodes (see where it is set). */
   private static final int HEADER_CACHE = 256;
 
+  /** Javalin's buffer for copying a result into the response, in bytes (see where it is set). */
+  private static final int RESPONSE_COPY_BUFFER = 4096;
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
   private Wakeups wakeups;
@@ -180,6 +183,13 @@ public final class QueueServer implements AutoCloseable {
               cfg.startup.showJavalinBanner = false;
               cfg.http.maxRequestSize = config.maxBodyBytes();
               cfg.http.asyncTimeout = 45_000;
+              // Javalin copies every result into the response through a buffer of this size, new
+              // for each response: Jetty's output buffer size (32 KiB) unless set. The answers of
+              // the worker protocol are a few hundred bytes, and at a moderate load that buffer
+              // was a quarter of all the bytes the server and its workers allocated. Bodies over
+              // it are copied in more pieces, and it stays over the size from which Javalin
+              // compresses (1,500 bytes), so what is compressed does not change.
+              cfg.http.responseBufferSize = RESPONSE_COPY_BUFFER;
               cfg.jetty.port = config.port();
               cfg.jetty.modifyServer(
                   server -> {
