@@ -235,6 +235,29 @@ class WorkflowEndToEndTest {
   }
 
   @Test
+  void inputsAndOutputsLargerThanAnyBufferGoBothWaysWhole() {
+    // The task's answer and the journal's are hundreds of kilobytes, each completion's a few
+    // hundred bytes: the worker's transport reads every one whole.
+    String input = "i".repeat(200_000);
+    Workflow<String, String> wf =
+        Workflow.define("large-payloads", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  String a = ctx.step().run("echo", String.class, () -> in + "o".repeat(100_000));
+                  String b =
+                      ctx.step().run("tail", String.class, () -> a.substring(a.length() - 3));
+                  return a.length() + ":" + b;
+                });
+    serve(wf);
+    Started s = client.start("large-payloads", input);
+    assertThat(
+            client.awaitResult("large-payloads", s.runId(), String.class, Duration.ofSeconds(20)))
+        .isEqualTo("300000:ooo");
+    List<StepInfo> steps = client.steps("large-payloads", s.runId());
+    assertThat(steps.get(0).output().asText()).isEqualTo(input + "o".repeat(100_000));
+  }
+
+  @Test
   void aStepNameUsedTwiceFailsAsNonDeterministic() {
     Workflow<String, String> wf =
         Workflow.define("twice", String.class, String.class)

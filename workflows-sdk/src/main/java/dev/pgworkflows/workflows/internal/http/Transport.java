@@ -164,8 +164,8 @@ public final class Transport {
         return null;
       }
       // Read to the end and close, so the connection goes back to the keep-alive cache. With
-      // its length known the answer is read into one array of that size, not through 16 KiB
-      // chunks copied into a third.
+      // its length known the answer is read into one array of that size, not through chunks of
+      // 8 KiB or more (by JDK) copied into a third.
       int length = c.getContentLength();
       try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
         answer = in == null ? new byte[0] : length >= 0 ? in.readNBytes(length) : in.readAllBytes();
