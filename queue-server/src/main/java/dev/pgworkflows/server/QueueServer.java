@@ -187,9 +187,9 @@ public final class QueueServer implements AutoCloseable {
               // for each response: Jetty's output buffer size (32 KiB) unless set. The answers of
               // the worker protocol are a few hundred bytes, and at a moderate load that buffer
               // was a quarter of all the bytes a server, two workers and a load generator in one
-              // JVM allocated. Bodies over
-              // it are copied in more pieces, and it stays over the size from which Javalin
-              // compresses (1,500 bytes), so what is compressed does not change.
+              // JVM allocated. Bodies over it are copied in more pieces, and it stays over the
+              // size from which Javalin compresses (1,500 bytes), so what is compressed does not
+              // change.
               cfg.http.responseBufferSize = RESPONSE_COPY_BUFFER;
               cfg.jetty.port = config.port();
               cfg.jetty.modifyServer(
