@@ -236,7 +236,11 @@ public final class Probe {
           c[1]++;
         }
       }
-      StringBuilder line = new StringBuilder("slow gaps per 250 ms: ");
+      // The first window's start, as System.nanoTime() (the GC log's "tn" decorator) and as wall
+      // time (PostgreSQL's log), to line the windows up with what else happened then.
+      Instant wallT0 = Instant.now().minusNanos(System.nanoTime() - t0);
+      StringBuilder line =
+          new StringBuilder("slow gaps per 250 ms from nanoTime " + t0 + " (" + wallT0 + "): ");
       slow.forEach((b, c) -> line.append(c[1]).append('/').append(c[0]).append(' '));
       System.out.println(line);
       double steps = 3 * rate * seconds;
