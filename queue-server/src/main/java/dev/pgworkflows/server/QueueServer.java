@@ -173,8 +173,7 @@ public final class QueueServer implements AutoCloseable {
     closeables.add(sweeper);
     WorkflowRoutes workflowRoutes =
         new WorkflowRoutes(workflows, new HandedStarts(workflows, longPoll), events, tracing);
-    WorkerRoutes workerRoutes =
-        new WorkerRoutes(workflows, longPoll, timers, scheduler, events, tracing);
+    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, timers, events, tracing);
     this.workerRoutes = workerRoutes;
 
     app =

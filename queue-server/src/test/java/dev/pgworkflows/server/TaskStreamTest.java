@@ -158,6 +158,35 @@ class TaskStreamTest {
     api.delete("/v1/workflows/st-start/tasks/stream/" + s.id());
   }
 
+  /**
+   * A nearly full worker's stream waits a moment for room for a lot of tasks before it takes more;
+   * what is due still reaches it when no more room comes.
+   */
+  @Test
+  void aStreamWithLessRoomThanALotStillTakesWhatIsDue() throws Exception {
+    for (int i = 0; i < 32; i++) {
+      startRun("st-lot");
+    }
+    Opened s = open("st-lot", 32, 20);
+    List<JsonNode> held = new java.util.ArrayList<>();
+    while (held.size() < 32) {
+      JsonNode tasks = s.nextTasks(5_000);
+      assertThat(tasks).as("the stream delivered what was due").isNotNull();
+      tasks.forEach(held::add);
+    }
+    assertThat(held).hasSize(32);
+    long late = startRun("st-lot");
+    assertThat(s.nextTasks(300)).as("no task while every slot is busy").isNull();
+
+    // Two slots free: less than a lot (8 of 32 slots), and nothing else frees more.
+    assertThat(finish("st-lot", held.get(0), s.id() + " 1 32 2").json().get("outcome").asText())
+        .isEqualTo("ok");
+    JsonNode more = s.nextTasks(5_000);
+    assertThat(more).as("the due run came all the same").hasSize(1);
+    assertThat(more.get(0).get("runId").asLong()).isEqualTo(late);
+    api.delete("/v1/workflows/st-lot/tasks/stream/" + s.id());
+  }
+
   @Test
   void anEndedStreamClosesAndItsTasksComeBack() throws Exception {
     Opened s = open("st-end", 1, 20);

@@ -168,6 +168,14 @@ public final class LongPoll {
     waiters.dismiss(queue, which);
   }
 
+  /**
+   * Runs {@code r} on the receive pool after {@code delayMillis}: for work that begins with a
+   * receive, which must not hold up the scheduler's timers.
+   */
+  public void later(Runnable r, long delayMillis) {
+    scheduler.schedule(() -> io.execute(r), delayMillis, TimeUnit.MILLISECONDS);
+  }
+
   /** One poll: what it waits on and how it receives. */
   private record Attempt<T>(
       String queue,

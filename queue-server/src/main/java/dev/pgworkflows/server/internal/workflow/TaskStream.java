@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * <p>Credit: the worker reports, with its writes, how many tasks of the stream it has seen and how
  * many slots it has free; the stream may have {@code free - (sent - seen)} tasks out. Reports are
  * numbered, and only a newer one counts, so reports that overtake each other do no harm. A report
- * that raises the credit from nothing begins a turn.
+ * that raises the credit from nothing begins a turn. A nearly full worker's stream (room for fewer
+ * than {@value #LOT} tasks, or a quarter of its slots) waits up to {@value #LOT_WAIT_MS} ms for
+ * room for that many before its next turn, so that a saturated worker takes its tasks in lots, as
+ * its long polls would, and not one for each slot that frees.
  *
  * <p>Tasks the stream could not write (the worker went away, or the stream ended as they came) are
  * handed back at once.
@@ -38,6 +40,15 @@ final class TaskStream {
 
   /** The most tasks one turn takes, as for a poll. */
   static final int MAX_TAKE = 100;
+
+  /**
+   * A worker with fewer free slots than this (or than a quarter of its slots, if less) is nearly
+   * full: its stream waits for room for this many tasks before its next turn ...
+   */
+  static final int LOT = 8;
+
+  /** ... or this long, whichever comes first. */
+  static final long LOT_WAIT_MS = 2;
 
   /** Put in the outbox to end the stream before its time. */
   private static final List<TaskView> END = new ArrayList<>();
@@ -54,7 +65,6 @@ final class TaskStream {
   private final WorkflowStore store;
   private final LongPoll longPoll;
   private final Timers timers;
-  private final ScheduledExecutorService scheduler;
   private final LinkedBlockingQueue<List<TaskView>> outbox = new LinkedBlockingQueue<>();
 
   // Guarded by this.
@@ -64,6 +74,9 @@ final class TaskStream {
   private long free;
   private boolean turning;
   private boolean closed;
+  // A turn waits for room for a lot (or for LOT_WAIT_MS).
+  private boolean deferred;
+  private final int lot;
 
   TaskStream(
       String id,
@@ -74,8 +87,7 @@ final class TaskStream {
       int seconds,
       WorkflowStore store,
       LongPoll longPoll,
-      Timers timers,
-      ScheduledExecutorService scheduler) {
+      Timers timers) {
     this.id = id;
     this.name = name;
     this.queue = "__wf_" + name;
@@ -83,10 +95,10 @@ final class TaskStream {
     this.leaseSeconds = leaseSeconds;
     this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     this.free = slots;
+    this.lot = Math.max(1, Math.min(LOT, slots / 4));
     this.store = store;
     this.longPoll = longPoll;
     this.timers = timers;
-    this.scheduler = scheduler;
   }
 
   /** The workflow whose tasks it carries. */
@@ -111,12 +123,28 @@ final class TaskStream {
       report = number;
       this.seen = Math.min(seen, sent);
       this.free = free;
-      if (turning || credit() == 0) {
+      if (deferred) {
+        if (credit() < lot) {
+          return;
+        }
+        deferred = false;
+      } else if (turning || credit() == 0) {
         return;
       }
       turning = true;
     }
-    turns(-1);
+    turns(-1, true);
+  }
+
+  /** The deferred turn's time is up: it takes what it has room for. */
+  private void resume() {
+    synchronized (this) {
+      if (!deferred) {
+        return;
+      }
+      deferred = false;
+    }
+    turns(-1, false);
   }
 
   /** Tasks the stream may still send; called holding the lock. */
@@ -129,11 +157,11 @@ final class TaskStream {
     synchronized (this) {
       turning = true;
     }
-    turns(-1);
+    turns(-1, true);
   }
 
   /** Takes turns while there is credit; a turn that must wait goes on in its callback. */
-  private void turns(long quietMark) {
+  private void turns(long quietMark, boolean mayDefer) {
     while (true) {
       int max;
       long remaining;
@@ -144,7 +172,13 @@ final class TaskStream {
           turning = false;
           return;
         }
+        if (mayDefer && max < lot) {
+          deferred = true;
+          longPoll.later(this::resume, LOT_WAIT_MS);
+          return;
+        }
       }
+      mayDefer = true;
       CompletableFuture<LongPoll.Turn<TaskView>> turn =
           longPoll.turn(
               queue,
@@ -175,11 +209,11 @@ final class TaskStream {
     if (error != null) {
       // The receive failed (the database is away): try again shortly.
       log.debug("task stream {} of {} could not receive: {}", id, name, error.toString());
-      scheduler.schedule(() -> turns(-1), 1, TimeUnit.SECONDS);
+      longPoll.later(() -> turns(-1, true), 1000);
       return;
     }
     deliver(t.tasks());
-    turns(t.quietMark());
+    turns(t.quietMark(), true);
   }
 
   private void deliver(List<TaskView> tasks) {

@@ -6,7 +6,6 @@ import dev.pgworkflows.server.internal.wait.Timers;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,14 +30,11 @@ final class TaskStreams {
   private final WorkflowStore store;
   private final LongPoll longPoll;
   private final Timers timers;
-  private final ScheduledExecutorService scheduler;
 
-  TaskStreams(
-      WorkflowStore store, LongPoll longPoll, Timers timers, ScheduledExecutorService scheduler) {
+  TaskStreams(WorkflowStore store, LongPoll longPoll, Timers timers) {
     this.store = store;
     this.longPoll = longPoll;
     this.timers = timers;
-    this.scheduler = scheduler;
   }
 
   /** Opens a stream; a 503 when this server already has {@value #MAX_OPEN} open. */
@@ -57,8 +53,7 @@ final class TaskStreams {
             seconds,
             store,
             longPoll,
-            timers,
-            scheduler);
+            timers);
     open.put(s.id, s);
     return s;
   }

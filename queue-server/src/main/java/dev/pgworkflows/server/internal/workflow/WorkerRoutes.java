@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,7 +125,6 @@ public final class WorkerRoutes {
       WorkflowStore store,
       LongPoll longPoll,
       Timers timers,
-      ScheduledExecutorService scheduler,
       WorkflowEvents events,
       Tracing tracing) {
     this.store = store;
@@ -134,7 +132,7 @@ public final class WorkerRoutes {
     this.timers = timers;
     this.events = events;
     this.tracing = tracing;
-    this.streams = new TaskStreams(store, longPoll, timers, scheduler);
+    this.streams = new TaskStreams(store, longPoll, timers);
   }
 
   public void register(RoutesConfig routes) {
