@@ -17,10 +17,11 @@ import java.util.List;
  * @param openTelemetry where step spans go; null means {@code GlobalOpenTelemetry}
  * @param taskStream whether the worker reads a task stream instead of long-polling for tasks
  *     (default false; the system property {@code pgworkflows.worker.stream=true} sets it for every
- *     worker of the JVM). Under moderate load a stream brings the median task sooner (a start on
- *     the server where it waits goes straight to it); long polls take due tasks in bigger batches,
- *     which gives a saturated worker more throughput, and their tails are shorter (see
- *     BENCHMARKS.md). A proxy in front must pass streamed responses on as they come.
+ *     worker of the JVM). Under a heavy but not saturating load a stream keeps the step-to-step p99
+ *     lower (a start on the server where it waits goes straight to it, where a long poll between
+ *     its answer and the next misses some); long polls take due tasks in bigger batches, which
+ *     gives a saturated worker a tenth to a fifth more throughput (see BENCHMARKS.md). A proxy in
+ *     front must pass streamed responses on as they come.
  */
 public record WorkerOptions(
     String url,
