@@ -62,6 +62,7 @@ final class TaskStream {
   private final List<Integer> versions;
   private final int leaseSeconds;
   private final long deadlineNanos;
+  private final int lot;
   private final WorkflowStore store;
   private final LongPoll longPoll;
   private final Timers timers;
@@ -74,9 +75,8 @@ final class TaskStream {
   private long free;
   private boolean turning;
   private boolean closed;
-  // A turn waits for room for a lot (or for LOT_WAIT_MS).
+  // The next turn waits for room for a lot (or for LOT_WAIT_MS).
   private boolean deferred;
-  private final int lot;
 
   TaskStream(
       String id,
