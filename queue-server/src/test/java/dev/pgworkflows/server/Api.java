@@ -112,6 +112,7 @@ public final class Api {
           path,
           new String(bytes, java.nio.charset.StandardCharsets.UTF_8),
           headers.getOrDefault("Content-Type", "application/json"),
+          headers,
           resp.statusCode(),
           resp.body(),
           resp.headers().map());

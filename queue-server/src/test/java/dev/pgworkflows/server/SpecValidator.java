@@ -38,6 +38,7 @@ final class SpecValidator {
       String pathAndQuery,
       String requestBody,
       String requestContentType,
+      Map<String, String> requestHeaders,
       int status,
       String responseBody,
       Map<String, List<String>> responseHeaders) {
@@ -45,6 +46,7 @@ final class SpecValidator {
     SimpleRequest.Builder req =
         new SimpleRequest.Builder(Request.Method.valueOf(method), uri.getRawPath());
     req.withAuthorization("Bearer x");
+    requestHeaders.forEach(req::withHeader);
     if (requestBody != null && !requestBody.isEmpty()) {
       req.withBody(requestBody);
       req.withContentType(requestContentType == null ? "application/json" : requestContentType);

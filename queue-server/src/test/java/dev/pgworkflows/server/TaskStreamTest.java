@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,9 +48,12 @@ class TaskStreamTest {
     server.close();
   }
 
-  /** An open stream: its id, and its lines as they come. */
+  /** An open stream: its id, its lines as they come, and how many blank lines came. */
   private record Opened(
-      String id, LinkedBlockingQueue<JsonNode> lines, CompletableFuture<Void> end) {
+      String id,
+      LinkedBlockingQueue<JsonNode> lines,
+      AtomicInteger blanks,
+      CompletableFuture<Void> end) {
     /** The next tasks line within {@code ms}, or null. */
     JsonNode nextTasks(long ms) throws InterruptedException {
       JsonNode line = lines.poll(ms, TimeUnit.MILLISECONDS);
@@ -57,7 +61,23 @@ class TaskStreamTest {
     }
   }
 
+  /** Opens a stream and sends its first slot report, as a worker does once it has the id. */
   private static Opened open(String wf, int slots, int seconds) throws Exception {
+    Opened s = openQuiet(wf, slots, seconds);
+    assertThat(begin(wf, s.id(), s.id() + " 1 0 " + slots).status()).isEqualTo(204);
+    return s;
+  }
+
+  private static Api.Response begin(String wf, String id, String report) {
+    return api.send(
+        "POST",
+        "/v1/workflows/" + wf + "/tasks/stream/" + id + "/slots",
+        null,
+        report == null ? Map.of() : Map.of("Task-Stream-Slots", report));
+  }
+
+  /** Opens a stream without reporting to it. */
+  private static Opened openQuiet(String wf, int slots, int seconds) throws Exception {
     String body =
         Api.JSON.writeValueAsString(
             Map.of("versions", List.of(1), "slots", slots, "seconds", seconds));
@@ -72,23 +92,30 @@ class TaskStreamTest {
     assertThat(resp.statusCode()).isEqualTo(200);
     assertThat(resp.headers().firstValue("Content-Type").orElse(""))
         .startsWith("application/x-ndjson");
+    assertThat(resp.headers().firstValue("X-Accel-Buffering")).contains("no");
     Iterator<String> it = resp.body().iterator();
     JsonNode first = Api.JSON.readTree(it.next());
     assertThat(first.get("stream").asText()).isNotBlank();
     LinkedBlockingQueue<JsonNode> lines = new LinkedBlockingQueue<>();
+    AtomicInteger blanks = new AtomicInteger();
     CompletableFuture<Void> end =
         CompletableFuture.runAsync(
             () -> {
               while (it.hasNext()) {
+                String line = it.next();
+                if (line.isEmpty()) {
+                  blanks.incrementAndGet();
+                  continue;
+                }
                 try {
-                  lines.add(Api.JSON.readTree(it.next()));
+                  lines.add(Api.JSON.readTree(line));
                 } catch (Exception e) {
                   throw new IllegalStateException(e);
                 }
               }
             },
             READERS);
-    return new Opened(first.get("stream").asText(), lines, end);
+    return new Opened(first.get("stream").asText(), lines, blanks, end);
   }
 
   private static long startRun(String wf) {
@@ -126,7 +153,7 @@ class TaskStreamTest {
     assertThat(seen).isEqualTo(2);
     assertThat(s.nextTasks(300)).as("no third task while both slots are busy").isNull();
 
-    assertThat(finish("st-credit", held, s.id() + " 1 2 1").json().get("outcome").asText())
+    assertThat(finish("st-credit", held, s.id() + " 2 2 1").json().get("outcome").asText())
         .isEqualTo("ok");
     JsonNode third = s.nextTasks(5_000);
     assertThat(third).as("the report freed a slot").hasSize(1);
@@ -134,10 +161,39 @@ class TaskStreamTest {
     assertThat(third.get(0).get("runId").asLong()).isNotEqualTo(held.get("runId").asLong());
 
     // An older report counts for nothing.
-    finish("st-credit", third.get(0), s.id() + " 1 3 5");
+    finish("st-credit", third.get(0), s.id() + " 2 3 5");
     startRun("st-credit");
     assertThat(s.nextTasks(300)).as("the stale report gave no room").isNull();
     api.delete("/v1/workflows/st-credit/tasks/stream/" + s.id());
+  }
+
+  @Test
+  void aStreamSendsNothingBeforeItsFirstReportSoAHeldBackStreamHoldsNoTask() throws Exception {
+    Opened s = openQuiet("st-begin", 4, 20);
+    long run = startRun("st-begin");
+    assertThat(s.nextTasks(500)).as("nothing before the first report").isNull();
+
+    assertThat(begin("st-begin", s.id(), null).status()).isEqualTo(400);
+    assertThat(begin("st-begin", s.id(), "other 1 0 4").status()).isEqualTo(400);
+    assertThat(begin("st-begin", s.id(), s.id() + " 0 0 4").status()).isEqualTo(400);
+    assertThat(begin("st-begin", "gone", "gone 1 0 4").status()).isEqualTo(404);
+    assertThat(begin("other", s.id(), s.id() + " 1 0 4").status()).isEqualTo(404);
+    assertThat(s.nextTasks(300)).as("the refused reports began nothing").isNull();
+
+    assertThat(begin("st-begin", s.id(), s.id() + " 1 0 4").status()).isEqualTo(204);
+    JsonNode tasks = s.nextTasks(5_000);
+    assertThat(tasks).as("the report began the stream").hasSize(1);
+    assertThat(tasks.get(0).get("runId").asLong()).isEqualTo(run);
+    api.delete("/v1/workflows/st-begin/tasks/stream/" + s.id());
+  }
+
+  @Test
+  void aQuietStreamWritesABlankLineEachSecondUntilItsTimeIsUp() throws Exception {
+    Opened s = open("st-quiet", 1, 4);
+    s.end().get(10, TimeUnit.SECONDS);
+    // One for each quiet second; a busy machine may delay one past the stream's end.
+    assertThat(s.blanks().get()).as("blank lines over the stream's 4 s").isBetween(3, 4);
+    assertThat(s.lines()).isEmpty();
   }
 
   @Test
@@ -179,7 +235,7 @@ class TaskStreamTest {
     assertThat(s.nextTasks(300)).as("no task while every slot is busy").isNull();
 
     // Two slots free: less than a lot (8 of 32 slots), and nothing else frees more.
-    assertThat(finish("st-lot", held.get(0), s.id() + " 1 32 2").json().get("outcome").asText())
+    assertThat(finish("st-lot", held.get(0), s.id() + " 2 32 2").json().get("outcome").asText())
         .isEqualTo("ok");
     JsonNode more = s.nextTasks(5_000);
     assertThat(more).as("the due run came all the same").hasSize(1);

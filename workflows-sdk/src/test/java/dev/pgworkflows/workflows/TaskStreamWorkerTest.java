@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A worker with {@code taskStream} takes its tasks from a task stream: a backlog runs through
- * without a poll, with every run's steps journaled once, and a worker that closes in the middle
- * leaves no task stranded until its lease runs out.
+ * without a poll, with every run's steps journaled once; a stream held back on the way (a proxy
+ * that buffers answers) gives way to polls; and a worker that closes in the middle leaves no task
+ * stranded until its lease runs out.
  */
 class TaskStreamWorkerTest {
   private static TestServer server;
@@ -92,6 +93,46 @@ class TaskStreamWorkerTest {
       assertThat(client.steps("streamed", id))
           .extracting(StepInfo::name)
           .containsExactly("one", "two");
+    }
+  }
+
+  @Test
+  void aStreamHeldBackOnTheWayGivesWayToPollsAndStrandsNothing() throws Exception {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("streamed-held", Integer.class, Integer.class)
+            .run((ctx, n) -> ctx.step().run("one", Integer.class, () -> n + 1));
+    // Due before the worker comes, so its first stream takes them, and the proxy holds them.
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(client.start(wf, i).runId());
+    }
+    double polls = requests("/v1/workflows/{name}/tasks/poll");
+    try (HoldingProxy proxy = new HoldingProxy(server.url())) {
+      // Leases of a minute: a task left in the held stream would outlast the wait below.
+      Worker worker =
+          wf.serve(
+              WorkerOptions.url(proxy.url())
+                  .concurrency(4)
+                  .pollWait(Duration.ofSeconds(10))
+                  .lease(Duration.ofSeconds(60))
+                  .taskStream(true));
+      try {
+        for (int i = 0; i < ids.size(); i++) {
+          assertThat(
+                  client.awaitResult(
+                      "streamed-held", ids.get(i), Integer.class, Duration.ofSeconds(30)))
+              .isEqualTo(i + 1);
+        }
+        assertThat(proxy.streamsHeld()).as("streams asked for through the proxy").isEqualTo(1);
+        assertThat(requests("/v1/workflows/{name}/tasks/poll") - polls).as("polls").isPositive();
+      } finally {
+        worker.close();
+      }
+    }
+    for (long id : ids) {
+      assertThat(client.steps("streamed-held", id))
+          .extracting(StepInfo::name)
+          .containsExactly("one");
     }
   }
 

@@ -18,19 +18,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One worker's task stream: a response that stays open and carries the workflow's tasks as they
- * become due, for as many as the worker has free slots. Behind it the stream takes turns at the
- * queue, as a poll does (receive, or wait for a wake-up or for a start to hand it runs), but a turn
- * that delivers is followed by the next at once, on the server, so the stream is almost always
- * waiting and a start can hand it its run. A turn that follows a claim skips its receive when no
- * wake-up went unanswered meanwhile.
+ * become due, for as many as the worker has free slots, and a blank line each second it has nothing
+ * to carry. Behind it the stream takes turns at the queue, as a poll does (receive, or wait for a
+ * wake-up or for a start to hand it runs), but a turn that delivers is followed by the next at
+ * once, on the server, so the stream is almost always waiting and a start can hand it its run. A
+ * turn that follows a claim skips its receive when no wake-up went unanswered meanwhile.
  *
- * <p>Credit: the worker reports, with its writes, how many tasks of the stream it has seen and how
- * many slots it has free; the stream may have {@code free - (sent - seen)} tasks out. Reports are
- * numbered, and only a newer one counts, so reports that overtake each other do no harm. A report
- * that raises the credit from nothing begins a turn. A nearly full worker's stream (room for fewer
- * than {@value #LOT} tasks, or a quarter of its slots) waits up to {@value #LOT_WAIT_MS} ms for
- * room for that many before its next turn, so that a saturated worker takes its tasks in lots, as
- * its long polls would, and not one for each slot that frees.
+ * <p>The stream takes nothing before the worker's first slot report, which the worker sends once it
+ * has read the stream's id: so an answer held back on the way (a proxy that buffers) never holds
+ * tasks, which the server could not know to hand back. Credit: the worker reports, with its writes,
+ * how many tasks of the stream it has seen and how many slots it has free; the stream may have
+ * {@code free - (sent - seen)} tasks out. Reports are numbered, and only a newer one counts, so
+ * reports that overtake each other do no harm. A report that raises the credit from nothing begins
+ * a turn. A nearly full worker's stream (room for fewer than {@value #LOT} tasks, or a quarter of
+ * its slots) waits up to {@value #LOT_WAIT_MS} ms for room for that many before its next turn, so
+ * that a saturated worker takes its tasks in lots, as its long polls would, and not one for each
+ * slot that frees.
  *
  * <p>Tasks the stream could not write (the worker went away, or the stream ended as they came) are
  * handed back at once.
@@ -49,6 +52,12 @@ final class TaskStream {
 
   /** ... or this long, whichever comes first. */
   static final long LOT_WAIT_MS = 2;
+
+  /**
+   * A stream with nothing to send for this long writes a blank line, so a worker can tell a quiet
+   * stream from one held back on the way (a buffering proxy) or broken.
+   */
+  static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** Put in the outbox to end the stream before its time. */
   private static final List<TaskView> END = new ArrayList<>();
@@ -152,14 +161,6 @@ final class TaskStream {
     return (int) Math.max(0, Math.min(MAX_TAKE, free - (sent - seen)));
   }
 
-  /** Begins taking tasks. */
-  void start() {
-    synchronized (this) {
-      turning = true;
-    }
-    turns(-1, true);
-  }
-
   /** Takes turns while there is credit; a turn that must wait goes on in its callback. */
   private void turns(long quietMark, boolean mayDefer) {
     while (true) {
@@ -242,9 +243,20 @@ final class TaskStream {
       write(out, Map.of("stream", id));
       while (true) {
         long remaining = deadlineNanos - System.nanoTime();
-        List<TaskView> tasks = remaining > 0 ? outbox.poll(remaining, TimeUnit.NANOSECONDS) : null;
-        if (tasks == null || tasks == END) {
+        if (remaining <= 0) {
           return;
+        }
+        List<TaskView> tasks =
+            outbox.poll(Math.min(remaining, KEEP_ALIVE_NANOS), TimeUnit.NANOSECONDS);
+        if (tasks == END) {
+          return;
+        }
+        if (tasks == null) {
+          // Quiet for a while: a blank line shows the worker the stream is alive, and finds a
+          // worker that went away while its stream was quiet.
+          out.write('\n');
+          out.flush();
+          continue;
         }
         try {
           write(out, Map.of("tasks", tasks));

@@ -105,15 +105,18 @@ final class TaskStreams {
   /**
    * Applies a report to its stream, when that is open here for workflow {@code name}, with {@code
    * unfilled} more slots free (those that asked a batch for tasks and got none); a report for a
-   * stream that ended, or that another server holds, is dropped.
+   * stream that ended, or that another server holds, is dropped. Returns whether the stream is open
+   * here.
    */
-  void apply(String name, Report r, int unfilled) {
+  boolean apply(String name, Report r, int unfilled) {
     if (r == null) {
-      return;
+      return false;
     }
     TaskStream s = open.get(r.stream());
-    if (s != null && s.name().equals(name)) {
-      s.report(r.number(), r.seen(), r.free() + unfilled);
+    if (s == null || !s.name().equals(name)) {
+      return false;
     }
+    s.report(r.number(), r.seen(), r.free() + unfilled);
+    return true;
   }
 }

@@ -15,7 +15,6 @@ import dev.pgworkflows.server.internal.wait.Timers;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -139,6 +138,7 @@ public final class WorkerRoutes {
     routes.post("/v1/workflows/{name}/tasks/poll", this::poll);
     routes.post("/v1/workflows/{name}/tasks/stream", this::stream);
     routes.delete("/v1/workflows/{name}/tasks/stream/{streamId}", this::endStream);
+    routes.post("/v1/workflows/{name}/tasks/stream/{streamId}/slots", this::streamSlots);
     routes.post("/v1/workflows/{name}/tasks/complete", this::completeMany);
     routes.post("/v1/workflows/{name}/runs/{runId}/complete", this::complete);
     routes.post("/v1/workflows/{name}/runs/{runId}/retry", this::retry);
@@ -180,7 +180,8 @@ public final class WorkerRoutes {
 
   /**
    * Opens a task stream: newline-delimited JSON, first the stream's id, then tasks as they come,
-   * for as many as the worker reports free slots, until {@code seconds} have passed.
+   * for as many as the worker reports free slots, until {@code seconds} have passed. It sends none
+   * before the worker's first slot report, which shows that the id reached the worker.
    */
   private void stream(Context ctx) {
     String name = WorkflowRoutes.name(ctx);
@@ -195,14 +196,30 @@ public final class WorkerRoutes {
     try {
       ctx.status(200);
       ctx.res().setContentType("application/x-ndjson");
-      OutputStream out = ctx.res().getOutputStream();
-      s.start();
-      s.pump(out);
+      // Every line as it is written: nginx passes a response on unbuffered with this header.
+      ctx.header("X-Accel-Buffering", "no");
+      ctx.header("Cache-Control", "no-store");
+      s.pump(ctx.res().getOutputStream());
     } catch (IOException e) {
       s.end();
     } finally {
       streams.closed(s);
     }
+  }
+
+  /** A slot report on its own: the worker's first for a stream lets the stream begin. */
+  private void streamSlots(Context ctx) {
+    String name = WorkflowRoutes.name(ctx);
+    String id = ctx.pathParam("streamId");
+    TaskStreams.Report report = TaskStreams.parse(ctx.header(TaskStreams.HEADER));
+    if (report == null || !report.stream().equals(id)) {
+      throw ApiException.badRequest(
+          TaskStreams.HEADER, TaskStreams.HEADER + " must be a report for stream " + id);
+    }
+    if (!streams.apply(name, report, 0)) {
+      throw ApiException.notFound("no task stream " + id + " of " + name);
+    }
+    ctx.status(204);
   }
 
   private void endStream(Context ctx) {

@@ -18,6 +18,7 @@ import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.ProxySelector;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -96,10 +97,12 @@ public final class Transport {
 
   /**
    * Posts and reads the answer as newline-delimited JSON, handing each line to {@code lines} as it
-   * arrives, until the server ends it. Throws as {@link #send} does.
+   * arrives, until the server ends it; blank lines only show that the stream is alive. Throws as
+   * {@link #send} does when no line comes for {@code silence}, and {@link StreamHeldException} when
+   * the first line does not.
    */
-  public void stream(String path, Object body, Duration timeout, Consumer<JsonNode> lines) {
-    exchange("POST", path, body, timeout, null, null, lines);
+  public void stream(String path, Object body, Duration silence, Consumer<JsonNode> lines) {
+    exchange("POST", path, body, silence, null, null, lines);
   }
 
   /**
@@ -136,6 +139,7 @@ public final class Transport {
     int status;
     byte[] answer;
     HttpURLConnection c = null;
+    boolean[] started = {false};
     try {
       c = (HttpURLConnection) url(path).openConnection(proxy);
       c.setConnectTimeout(5_000);
@@ -160,7 +164,12 @@ public final class Transport {
       }
       status = c.getResponseCode();
       if (lines != null && status >= 200 && status < 300) {
-        readLines(c.getInputStream(), lines);
+        readLines(
+            c.getInputStream(),
+            line -> {
+              started[0] = true;
+              lines.accept(line);
+            });
         return null;
       }
       // Read to the end and close, so the connection goes back to the keep-alive cache. With
@@ -173,6 +182,11 @@ public final class Transport {
     } catch (IOException e) {
       if (c != null) {
         c.disconnect();
+      }
+      if (lines != null && !started[0] && e instanceof SocketTimeoutException) {
+        throw new StreamHeldException(
+            "the stream from " + base + path + " sent nothing for " + timeout.toMillis() + " ms",
+            e);
       }
       throw new ServerUnavailableException(
           "server "

@@ -7,6 +7,7 @@ import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.StreamHeldException;
 import dev.pgworkflows.workflows.internal.http.StreamSlots;
 import dev.pgworkflows.workflows.internal.http.TakeBack;
 import dev.pgworkflows.workflows.internal.http.Transport;
@@ -26,19 +27,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code workflow.serve()}: one thread long-polls for as many tasks as there are free slots, or,
- * with {@link WorkerOptions#taskStream}, reads the workflow's task stream, which the server fills
- * as tasks become due for as many as the worker has free slots; a pool runs them. A run's last
- * completion may bring back the next task for its slot, which its thread runs next. When the server
- * is unreachable it backs off and tries again; leased tasks it could not finish come back to some
- * worker when their lease runs out.
+ * {@code workflow.serve()}: one thread reads the workflow's task stream, which the server fills as
+ * tasks become due for as many as the worker has free slots, or, without {@link
+ * WorkerOptions#taskStream} or while streams are held back on the way, long-polls for as many tasks
+ * as there are free slots; a pool runs them. A run's last completion may bring back the next task
+ * for its slot, which its thread runs next. When the server is unreachable it backs off and tries
+ * again; leased tasks it could not finish come back to some worker when their lease runs out.
  */
 public final class TaskWorker<I, O> implements Worker {
   private static final Logger log = LoggerFactory.getLogger(TaskWorker.class);
 
+  /**
+   * The server writes a stream line at least every second; a stream silent this long is broken, or
+   * held back on the way if its first line never came.
+   */
+  static final Duration STREAM_SILENCE = Duration.ofSeconds(5);
+
+  /**
+   * After a stream was held back on the way, the worker long-polls this long before it tries again.
+   */
+  static final Duration POLL_AFTER_HELD = Duration.ofMinutes(10);
+
   private final Workflow<I, O> workflow;
 
-  /** Whether this worker reads task streams or long-polls (the default). */
+  /** Whether this worker reads task streams (the default) or long-polls. */
   private final boolean stream;
 
   private final WorkerOptions options;
@@ -56,6 +68,13 @@ public final class TaskWorker<I, O> implements Worker {
 
   private volatile boolean stopping;
   private volatile boolean polling;
+
+  /** Whether the worker takes its tasks by stream now. */
+  private volatile boolean streaming;
+
+  // The poller thread's own.
+  private long backoffMs = 100;
+  private long pollUntilNanos = System.nanoTime();
 
   /** The worker's slots as its task stream knows them. */
   private final StreamSlots streamSlots;
@@ -79,7 +98,7 @@ public final class TaskWorker<I, O> implements Worker {
                 options.lease().toSeconds(),
                 // Only a saturated worker asks: while a slot is free, its stream (or a poll) is
                 // out for it, and takes whatever is due.
-                () -> !stopping && (stream || !polling) && slots.availablePermits() == 0,
+                () -> !stopping && (streaming || !polling) && slots.availablePermits() == 0,
                 node -> handed.get().add(Task.of(node))),
             stream ? streamSlots : null);
     AtomicInteger n = new AtomicInteger();
@@ -110,8 +129,7 @@ public final class TaskWorker<I, O> implements Worker {
                     ? options.openTelemetry()
                     : io.opentelemetry.api.GlobalOpenTelemetry.get())
                 .getTracer("dev.pgworkflows.workflows"));
-    this.poller =
-        new Thread(stream ? this::streamLoop : this::pollLoop, "wf-" + workflow.name() + "-poll");
+    this.poller = new Thread(this::takeTasks, "wf-" + workflow.name() + "-poll");
     this.poller.setDaemon(true);
   }
 
@@ -126,42 +144,64 @@ public final class TaskWorker<I, O> implements Worker {
   }
 
   /**
-   * Reads task streams, one after another: each lasts {@code pollWait} and carries tasks for the
-   * slots this worker reports free.
+   * Takes tasks until the worker closes: reads task streams, one after another, or long-polls when
+   * the worker does not stream or a stream was lately held back on the way.
    */
-  private void streamLoop() {
-    long backoffMs = 100;
+  private void takeTasks() {
+    while (!stopping && !Thread.currentThread().isInterrupted()) {
+      streaming = stream && System.nanoTime() - pollUntilNanos >= 0;
+      if (streaming) {
+        readStream();
+      } else {
+        poll();
+      }
+    }
+  }
+
+  /**
+   * Reads one task stream: it lasts {@code pollWait} and carries tasks for the slots this worker
+   * reports free.
+   */
+  private void readStream() {
     String path = "/v1/workflows/" + workflow.name() + "/tasks/stream";
-    while (!stopping) {
-      try {
-        Map<String, Object> req = new LinkedHashMap<>();
-        req.put("versions", versions());
-        req.put("slots", Math.max(0, Math.min(1000, streamSlots.free())));
-        req.put("seconds", Math.max(1, options.pollWait().toSeconds()));
-        req.put("leaseSeconds", options.lease().toSeconds());
-        transport.stream(
-            path, req, options.pollWait().plus(Duration.ofSeconds(15)), this::streamed);
-        backoffMs = 100;
-      } catch (ServerUnavailableException | ApiException e) {
-        if (stopping) {
-          return;
-        }
+    try {
+      Map<String, Object> req = new LinkedHashMap<>();
+      req.put("versions", versions());
+      req.put("slots", Math.max(0, Math.min(1000, streamSlots.free())));
+      req.put("seconds", Math.max(1, options.pollWait().toSeconds()));
+      req.put("leaseSeconds", options.lease().toSeconds());
+      transport.stream(path, req, STREAM_SILENCE, this::streamed);
+      backoffMs = 100;
+    } catch (StreamHeldException e) {
+      // It took no task: a stream sends none before the report its id would have brought.
+      log.warn(
+          "the task stream of {} was held back on the way ({}): a proxy that buffers answers?"
+              + " (nginx: proxy_buffering off). Long-polling for {} instead",
+          workflow.name(),
+          e.getMessage(),
+          POLL_AFTER_HELD);
+      pollUntilNanos = System.nanoTime() + POLL_AFTER_HELD.toNanos();
+    } catch (ServerUnavailableException | ApiException e) {
+      if (!stopping) {
         log.warn(
             "the task stream of {} failed ({}); retrying in {} ms",
             workflow.name(),
             e.getMessage(),
             backoffMs);
-        sleep(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 5_000);
-      } catch (RuntimeException e) {
-        log.error("the task stream of {} failed unexpectedly", workflow.name(), e);
-        sleep(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 5_000);
-      } finally {
-        streamId = null;
-        streamSlots.ended();
+        backOff();
       }
+    } catch (RuntimeException e) {
+      log.error("the task stream of {} failed unexpectedly", workflow.name(), e);
+      backOff();
+    } finally {
+      streamId = null;
+      streamSlots.ended();
     }
+  }
+
+  private void backOff() {
+    sleep(backoffMs);
+    backoffMs = Math.min(backoffMs * 2, 5_000);
   }
 
   /** One line of the task stream: its id, or tasks, each run as soon as a slot is free. */
@@ -171,6 +211,8 @@ public final class TaskWorker<I, O> implements Worker {
       streamSlots.opened(streamId);
       if (stopping) {
         endStream(streamId); // the worker began to close while the stream opened
+      } else {
+        beginStream(streamId);
       }
       return;
     }
@@ -211,6 +253,23 @@ public final class TaskWorker<I, O> implements Worker {
         });
   }
 
+  /**
+   * Sends a new stream's first slot report, which shows the server that the stream reaches this
+   * worker as it is written: a stream sends nothing before it.
+   */
+  private void beginStream(String id) {
+    try {
+      transport.post(
+          "/v1/workflows/" + workflow.name() + "/tasks/stream/" + id + "/slots",
+          null,
+          StreamSlots.HEADER,
+          streamSlots.report(0));
+    } catch (RuntimeException e) {
+      // The stream then carries nothing; it ends in its time, and the next one begins afresh.
+      log.debug("could not begin the task stream of {}: {}", workflow.name(), e.getMessage());
+    }
+  }
+
   /** Asks the server to end a stream: it writes what it holds and hands back what comes later. */
   private void endStream(String id) {
     try {
@@ -220,64 +279,58 @@ public final class TaskWorker<I, O> implements Worker {
     }
   }
 
-  private void pollLoop() {
-    long backoffMs = 100;
+  /** One long poll for as many tasks as there are free slots. */
+  private void poll() {
     String path = "/v1/workflows/" + workflow.name() + "/tasks/poll";
-    while (!stopping) {
-      int taken = 0;
-      try {
-        if (!slots.tryAcquire(1, TimeUnit.SECONDS)) {
-          continue;
-        }
-        taken = 1 + slots.drainPermits();
-        int max = Math.min(taken, 100);
-        if (taken > max) {
-          slots.release(taken - max);
-          taken = max;
-        }
-        Map<String, Object> req = new LinkedHashMap<>();
-        req.put("versions", versions());
-        req.put("max", max);
-        req.put("waitSeconds", options.pollWait().toSeconds());
-        req.put("leaseSeconds", options.lease().toSeconds());
-        JsonNode resp;
-        polling = true;
-        try {
-          resp = transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
-        } finally {
-          polling = false;
-        }
-        backoffMs = 100;
-        List<Task> tasks = Task.all(resp.get("tasks"));
-        if (taken > tasks.size()) {
-          slots.release(taken - tasks.size());
-        }
-        taken = 0;
-        for (Task task : tasks) {
-          dispatch(task);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        slots.release(taken);
+    int taken = 0;
+    try {
+      if (!slots.tryAcquire(1, TimeUnit.SECONDS)) {
         return;
-      } catch (ServerUnavailableException | ApiException e) {
-        slots.release(taken);
-        if (stopping) {
-          return;
-        }
+      }
+      taken = 1 + slots.drainPermits();
+      int max = Math.min(taken, 100);
+      if (taken > max) {
+        slots.release(taken - max);
+        taken = max;
+      }
+      Map<String, Object> req = new LinkedHashMap<>();
+      req.put("versions", versions());
+      req.put("max", max);
+      req.put("waitSeconds", options.pollWait().toSeconds());
+      req.put("leaseSeconds", options.lease().toSeconds());
+      JsonNode resp;
+      polling = true;
+      try {
+        resp = transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
+      } finally {
+        polling = false;
+      }
+      backoffMs = 100;
+      List<Task> tasks = Task.all(resp.get("tasks"));
+      if (taken > tasks.size()) {
+        slots.release(taken - tasks.size());
+      }
+      taken = 0;
+      for (Task task : tasks) {
+        dispatch(task);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      slots.release(taken);
+    } catch (ServerUnavailableException | ApiException e) {
+      slots.release(taken);
+      if (!stopping) {
         log.warn(
             "polling {} failed ({}); retrying in {} ms",
             workflow.name(),
             e.getMessage(),
             backoffMs);
-        sleep(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 5_000);
-      } catch (RuntimeException e) {
-        slots.release(taken);
-        log.error("polling {} failed unexpectedly", workflow.name(), e);
-        sleep(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 5_000);
+        backOff();
       }
+    } catch (RuntimeException e) {
+      slots.release(taken);
+      log.error("polling {} failed unexpectedly", workflow.name(), e);
+      backOff();
     }
   }
 
