@@ -16,12 +16,14 @@ import java.util.List;
  * @param shutdownTimeout how long {@link Worker#close()} waits for in-flight steps (default 30 s)
  * @param openTelemetry where step spans go; null means {@code GlobalOpenTelemetry}
  * @param taskStream whether the worker reads a task stream instead of long-polling for tasks
- *     (default false; the system property {@code pgworkflows.worker.stream=true} sets it for every
- *     worker of the JVM). Under a heavy but not saturating load a stream keeps the step-to-step p99
- *     lower (a start on the server where it waits goes straight to it, where a long poll between
- *     its answer and the next misses some); long polls take due tasks in bigger batches, which
- *     gives a saturated worker a tenth to a fifth more throughput (see BENCHMARKS.md). A proxy in
- *     front must pass streamed responses on as they come.
+ *     (default true; the system property {@code pgworkflows.worker.stream=false} turns it off for
+ *     every worker of the JVM). Under a heavy but not saturating load a stream keeps the
+ *     step-to-step p99 lower (a start on the server where it waits goes straight to it, where a
+ *     long poll between its answer and the next misses some); long polls take due tasks in bigger
+ *     batches, which gives a saturated worker more throughput (see BENCHMARKS.md). A proxy in front
+ *     must pass streamed answers on as they come (nginx does, for the stream's {@code
+ *     X-Accel-Buffering: no}); a worker whose stream is held back on the way long-polls instead,
+ *     and says so in its log.
  */
 public record WorkerOptions(
     String url,
@@ -60,7 +62,7 @@ public record WorkerOptions(
         null,
         Duration.ofSeconds(30),
         null,
-        Boolean.getBoolean("pgworkflows.worker.stream"));
+        !"false".equalsIgnoreCase(System.getProperty("pgworkflows.worker.stream", "true")));
   }
 
   public WorkerOptions token(String t) {

@@ -76,7 +76,11 @@ class TakeBackTest {
     }
     double before = polls();
     Worker worker =
-        wf.serve(WorkerOptions.url(server.url()).concurrency(1).pollWait(Duration.ofSeconds(1)));
+        wf.serve(
+            WorkerOptions.url(server.url())
+                .concurrency(1)
+                .pollWait(Duration.ofSeconds(1))
+                .taskStream(false));
     try {
       for (int i = 0; i < runs; i++) {
         assertThat(
