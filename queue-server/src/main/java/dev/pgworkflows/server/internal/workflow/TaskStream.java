@@ -81,12 +81,14 @@ final class TaskStream {
   private long sent;
   private long report;
   private long seen;
+  // Nothing before the first report.
   private long free;
   private boolean turning;
   private boolean closed;
   // The next turn waits for room for a lot (or for LOT_WAIT_MS).
   private boolean deferred;
 
+  /** A stream for a worker of {@code slots} slots in all, which sizes its lot. */
   TaskStream(
       String id,
       String name,
@@ -103,7 +105,6 @@ final class TaskStream {
     this.versions = List.copyOf(versions);
     this.leaseSeconds = leaseSeconds;
     this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    this.free = slots;
     this.lot = Math.max(1, Math.min(LOT, slots / 4));
     this.store = store;
     this.longPoll = longPoll;

@@ -167,7 +167,7 @@ public final class TaskWorker<I, O> implements Worker {
     try {
       Map<String, Object> req = new LinkedHashMap<>();
       req.put("versions", versions());
-      req.put("slots", Math.max(0, Math.min(1000, streamSlots.free())));
+      req.put("slots", Math.min(1000, options.concurrency()));
       req.put("seconds", Math.max(1, options.pollWait().toSeconds()));
       req.put("leaseSeconds", options.lease().toSeconds());
       transport.stream(path, req, STREAM_SILENCE, this::streamed);
