@@ -27,7 +27,8 @@ final class Pg implements AutoCloseable {
   private int databases;
 
   Pg() throws IOException {
-    // Same settings for both systems; durable commits as in production.
+    // Same settings for both systems: commits wait for their WAL write, though zonky starts the
+    // server without fsync (-F), for both alike.
     EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setServerConfig("max_connections", "300")
