@@ -2,6 +2,7 @@ package dev.pgworkflows.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -91,6 +92,7 @@ public final class Bench {
     json.put("settings", s);
     json.put("cores", Runtime.getRuntime().availableProcessors());
     json.put("java", System.getProperty("java.version"));
+    json.put("sched_autogroup", autogroup());
     json.put("results", results);
     Files.writeString(
         out,
@@ -293,6 +295,10 @@ public final class Bench {
     System.out.printf(
         "%nmedian of %d repetition(s) (± half the spread); %d burn-down runs; %.1f min%n",
         s.reps, s.burnRuns, minutes);
+    System.out.printf(
+        "kernel.sched_autogroup_enabled: %s (1: each PostgreSQL backend is a scheduling group of"
+            + " its own, as big as a whole JVM; see BENCHMARKS.md)%n",
+        autogroup());
     System.out.printf("%-42s %18s %18s %10s%n", "metric", "pgworkflows", "DBOS", "ours/DBOS");
     java.util.Set<String> keys = new java.util.LinkedHashSet<>(ours.keySet());
     keys.addAll(dbos.keySet());
@@ -306,6 +312,19 @@ public final class Bench {
         ratio = String.format("%.2f", om / dm);
       }
       System.out.printf("%-42s %18s %18s %10s%n", key, fmt.apply(o), fmt.apply(d), ratio);
+    }
+  }
+
+  /**
+   * The kernel's autogroup setting, "-" where unreadable. With it on, every process that starts a
+   * session of its own (each PostgreSQL backend does) is scheduled as a group as big as the whole
+   * JVM, and tasks queued behind such groups can wait 100-300 ms on a busy machine.
+   */
+  static String autogroup() {
+    try {
+      return Files.readString(Path.of("/proc/sys/kernel/sched_autogroup_enabled")).trim();
+    } catch (IOException | RuntimeException e) {
+      return "-";
     }
   }
 }

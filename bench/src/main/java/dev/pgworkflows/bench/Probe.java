@@ -243,6 +243,7 @@ public final class Probe {
           new StringBuilder("slow gaps per 250 ms from nanoTime " + t0 + " (" + wallT0 + "): ");
       slow.forEach((b, c) -> line.append(c[1]).append('/').append(c[0]).append(' '));
       System.out.println(line);
+      System.out.println("kernel.sched_autogroup_enabled: " + Bench.autogroup());
       double steps = 3 * rate * seconds;
       double all = c1.since(c0);
       double jvm = c1.jvm() - c0.jvm();
