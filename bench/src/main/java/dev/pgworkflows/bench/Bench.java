@@ -318,7 +318,7 @@ public final class Bench {
   /**
    * The kernel's autogroup setting, "-" where unreadable. With it on, every process that starts a
    * session of its own (each PostgreSQL backend does) is scheduled as a group as big as the whole
-   * JVM, and tasks queued behind such groups can wait 100-300 ms on a busy machine.
+   * JVM, and tasks queued behind such groups waited 150-330 ms on a busy machine.
    */
   static String autogroup() {
     try {
