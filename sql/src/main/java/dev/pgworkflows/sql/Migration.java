@@ -1,13 +1,9 @@
 package dev.pgworkflows.sql;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** One forward-only migration file, {@code V<version>__<name>.sql}. */
+/** One forward-only schema migration file, {@code V<version>__<name>.sql}. */
 public record Migration(int version, String fileName, String sql) {
   private static final Pattern FILE_NAME = Pattern.compile("V(\\d{3,})__([a-z0-9_]+)\\.sql");
 
@@ -20,7 +16,7 @@ public record Migration(int version, String fileName, String sql) {
     }
   }
 
-  /** Parses the version out of a file name such as {@code V001__queue.sql}. */
+  /** Parses the version out of a file name such as {@code V001__baseline.sql}. */
   public static Migration of(String fileName, String sql) {
     Matcher m = FILE_NAME.matcher(fileName);
     if (!m.matches()) {
@@ -32,11 +28,6 @@ public record Migration(int version, String fileName, String sql) {
 
   /** SHA-256 of the script, so an edited released migration is noticed. */
   public String checksum() {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(sql.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return SqlResources.sha256(sql);
   }
 }

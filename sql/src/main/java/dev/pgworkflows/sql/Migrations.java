@@ -1,19 +1,12 @@
 package dev.pgworkflows.sql;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-/**
- * The migrations shipped in this jar, in version order. {@code db/migration/index.txt} names the
- * files because a class path cannot be listed portably (plain directories, jars, shaded jars).
- */
+/** The schema migrations shipped in this jar ({@code sql/schema/}), in version order. */
 public final class Migrations {
-  static final String DIRECTORY = "db/migration/";
+  static final String DIRECTORY = "db/schema/";
 
   private Migrations() {}
 
@@ -22,11 +15,8 @@ public final class Migrations {
    */
   public static List<Migration> shipped() {
     List<Migration> all = new ArrayList<>();
-    for (String line : read("index.txt").split("\n")) {
-      String name = line.strip();
-      if (!name.isEmpty()) {
-        all.add(Migration.of(name, read(name)));
-      }
+    for (String name : SqlResources.index(DIRECTORY)) {
+      all.add(Migration.of(name, SqlResources.read(DIRECTORY, name)));
     }
     all.sort(Comparator.comparingInt(Migration::version));
     for (int i = 0; i < all.size(); i++) {
@@ -42,16 +32,5 @@ public final class Migrations {
   public static int latestVersion() {
     List<Migration> all = shipped();
     return all.isEmpty() ? 0 : all.get(all.size() - 1).version();
-  }
-
-  private static String read(String name) {
-    try (InputStream in = Migrations.class.getClassLoader().getResourceAsStream(DIRECTORY + name)) {
-      if (in == null) {
-        throw new IllegalStateException("missing class path resource " + DIRECTORY + name);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

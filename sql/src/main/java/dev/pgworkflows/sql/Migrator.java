@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -14,9 +15,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings a database to the latest shipped schema. Safe to run from several processes at once: all
- * work happens under one session-level advisory lock, and each migration commits together with its
- * row in {@code queue.schema_version}. Refuses a database whose schema is newer than this code.
+ * Brings a database to the shipped schema and functions, in one transaction under one session-level
+ * advisory lock, so several processes may start at once and a failure leaves no trace.
+ *
+ * <ol>
+ *   <li>Schema migrations ({@code sql/schema/}) not yet recorded in {@code queue.schema_version}
+ *       run in version order. A recorded migration whose file changed is an error, and so is a
+ *       database whose schema is newer than this code.
+ *   <li>When a function file ({@code sql/functions/}) differs from the checksum recorded in {@code
+ *       queue.function_file}, or a migration ran, every function file is applied again, and any
+ *       function of schema {@code queue} that no file defined is dropped.
+ * </ol>
  */
 public final class Migrator {
   private static final Logger log = LoggerFactory.getLogger(Migrator.class);
@@ -26,58 +35,100 @@ public final class Migrator {
 
   private final DataSource dataSource;
   private final List<Migration> migrations;
+  private final List<FunctionFile> functionFiles;
 
   public Migrator(DataSource dataSource) {
-    this(dataSource, Migrations.shipped());
+    this(dataSource, Migrations.shipped(), FunctionFile.shipped());
   }
 
-  Migrator(DataSource dataSource, List<Migration> migrations) {
+  Migrator(DataSource dataSource, List<Migration> migrations, List<FunctionFile> functionFiles) {
     this.dataSource = dataSource;
     this.migrations = List.copyOf(migrations);
+    this.functionFiles = List.copyOf(functionFiles);
   }
 
-  /** What a run did: the version before, the version after, and the files applied. */
-  public record Result(int fromVersion, int toVersion, List<String> applied) {}
+  /**
+   * What a run did: the schema version before and after, the migrations applied, the function files
+   * applied (empty when none changed) and the functions dropped.
+   */
+  public record Result(
+      int fromVersion,
+      int toVersion,
+      List<String> applied,
+      List<String> functionFilesApplied,
+      List<String> functionsDropped) {}
 
   public Result migrate() throws SQLException {
-    int latest = migrations.isEmpty() ? 0 : migrations.get(migrations.size() - 1).version();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
         s.execute("SELECT pg_advisory_lock(" + LOCK_KEY + ")");
       }
       try {
-        createVersionTable(c);
-        Map<Integer, String> applied = appliedChecksums(c);
-        int current = applied.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
-        if (current > latest) {
-          throw new SchemaTooNewException(current, latest);
-        }
-        List<String> done = new ArrayList<>();
-        for (Migration m : migrations) {
-          String checksum = applied.get(m.version());
-          if (checksum != null) {
-            if (!checksum.equals(m.checksum())) {
-              throw new IllegalStateException(
-                  "migration "
-                      + m.fileName()
-                      + " was edited after it was applied; add a new migration instead");
-            }
-            continue;
+        c.setAutoCommit(false);
+        try {
+          Result result = migrateLocked(c);
+          c.commit();
+          if (!result.applied().isEmpty()) {
+            log.info(
+                "schema migrated from version {} to {}: {}",
+                result.fromVersion(),
+                result.toVersion(),
+                result.applied());
           }
-          apply(c, m);
-          done.add(m.fileName());
+          if (!result.functionFilesApplied().isEmpty()) {
+            log.info(
+                "functions applied from {}{}",
+                result.functionFilesApplied(),
+                result.functionsDropped().isEmpty()
+                    ? ""
+                    : "; dropped " + result.functionsDropped());
+          }
+          return result;
+        } catch (SQLException | RuntimeException e) {
+          c.rollback();
+          throw e;
+        } finally {
+          c.setAutoCommit(true);
         }
-        if (!done.isEmpty()) {
-          log.info("schema migrated from version {} to {}: {}", current, latest, done);
-        }
-        return new Result(current, Math.max(current, latest), done);
       } finally {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT pg_advisory_unlock(" + LOCK_KEY + ")");
         }
       }
     }
+  }
+
+  private Result migrateLocked(Connection c) throws SQLException {
+    createBookkeeping(c);
+    if (!migrations.isEmpty()) {
+      PreReleaseSchema.adoptIfPresent(c, migrations.get(0));
+    }
+    int latest = migrations.isEmpty() ? 0 : migrations.get(migrations.size() - 1).version();
+    Map<Integer, String> recorded = recordedChecksums(c);
+    int current = recorded.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+    if (current > latest) {
+      throw new SchemaTooNewException(current, latest);
+    }
+    List<String> applied = new ArrayList<>();
+    for (Migration m : migrations) {
+      String checksum = recorded.get(m.version());
+      if (checksum == null) {
+        apply(c, m);
+        applied.add(m.fileName());
+      } else if (!checksum.equals(m.checksum())) {
+        throw new IllegalStateException(
+            "migration " + m.fileName() + " was edited after it was applied; add a new migration");
+      }
+    }
+    List<String> filesApplied = List.of();
+    List<String> dropped = List.of();
+    if (!applied.isEmpty() || !recordedFunctionFiles(c).equals(shippedFunctionFiles())) {
+      filesApplied = applyFunctionFiles(c);
+      dropped = dropFunctionsNoFileDefines(c);
+      recordFunctionFiles(c);
+    }
+    return new Result(current, Math.max(current, latest), applied, filesApplied, dropped);
   }
 
   /** The version recorded in the database, 0 when it was never migrated. */
@@ -92,7 +143,7 @@ public final class Migrator {
     }
   }
 
-  private static void createVersionTable(Connection c) throws SQLException {
+  private static void createBookkeeping(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("CREATE SCHEMA IF NOT EXISTS queue");
       s.execute(
@@ -101,22 +152,26 @@ public final class Migrator {
               + " file_name text NOT NULL,"
               + " checksum text NOT NULL,"
               + " applied_at timestamptz NOT NULL DEFAULT now())");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS queue.function_file ("
+              + " file_name text PRIMARY KEY,"
+              + " checksum text NOT NULL,"
+              + " applied_at timestamptz NOT NULL DEFAULT now())");
     }
   }
 
-  private static Map<Integer, String> appliedChecksums(Connection c) throws SQLException {
-    Map<Integer, String> applied = new HashMap<>();
+  private static Map<Integer, String> recordedChecksums(Connection c) throws SQLException {
+    Map<Integer, String> recorded = new HashMap<>();
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT version, checksum FROM queue.schema_version")) {
       while (rs.next()) {
-        applied.put(rs.getInt(1), rs.getString(2));
+        recorded.put(rs.getInt(1), rs.getString(2));
       }
     }
-    return applied;
+    return recorded;
   }
 
   private static void apply(Connection c, Migration m) throws SQLException {
-    c.setAutoCommit(false);
     try (Statement s = c.createStatement();
         PreparedStatement record =
             c.prepareStatement(
@@ -126,12 +181,87 @@ public final class Migrator {
       record.setString(2, m.fileName());
       record.setString(3, m.checksum());
       record.executeUpdate();
-      c.commit();
-    } catch (SQLException | RuntimeException e) {
-      c.rollback();
+    } catch (SQLException e) {
       throw new SQLException("migration " + m.fileName() + " failed: " + e.getMessage(), e);
-    } finally {
-      c.setAutoCommit(true);
+    }
+  }
+
+  private Map<String, String> shippedFunctionFiles() {
+    Map<String, String> shipped = new LinkedHashMap<>();
+    for (FunctionFile f : functionFiles) {
+      shipped.put(f.fileName(), f.checksum());
+    }
+    return shipped;
+  }
+
+  private static Map<String, String> recordedFunctionFiles(Connection c) throws SQLException {
+    Map<String, String> recorded = new HashMap<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT file_name, checksum FROM queue.function_file")) {
+      while (rs.next()) {
+        recorded.put(rs.getString(1), rs.getString(2));
+      }
+    }
+    return recorded;
+  }
+
+  private List<String> applyFunctionFiles(Connection c) throws SQLException {
+    List<String> names = new ArrayList<>();
+    for (FunctionFile f : functionFiles) {
+      try (Statement s = c.createStatement()) {
+        s.execute(f.sql());
+      } catch (SQLException e) {
+        throw new SQLException("function file " + f.fileName() + " failed: " + e.getMessage(), e);
+      }
+      names.add(f.fileName());
+    }
+    return names;
+  }
+
+  /**
+   * Every function the files define was created or replaced by this transaction, which makes its
+   * catalog row this transaction's own; a function of schema queue whose row is older was defined
+   * by no file, so it goes.
+   */
+  private static List<String> dropFunctionsNoFileDefines(Connection c) throws SQLException {
+    List<String> stale = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p"
+                    + " WHERE p.pronamespace = 'queue'::regnamespace"
+                    + " AND NOT (p.xmin = pg_current_xact_id()::xid) ORDER BY 1")) {
+      while (rs.next()) {
+        stale.add(rs.getString(1));
+      }
+    }
+    for (String function : stale) {
+      try (Statement s = c.createStatement()) {
+        s.execute("DROP FUNCTION " + function);
+      } catch (SQLException e) {
+        throw new SQLException(
+            "function "
+                + function
+                + " is in no function file but could not be dropped: "
+                + e.getMessage(),
+            e);
+      }
+    }
+    return stale;
+  }
+
+  private void recordFunctionFiles(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        PreparedStatement insert =
+            c.prepareStatement(
+                "INSERT INTO queue.function_file (file_name, checksum) VALUES (?, ?)")) {
+      s.executeUpdate("DELETE FROM queue.function_file");
+      for (FunctionFile f : functionFiles) {
+        insert.setString(1, f.fileName());
+        insert.setString(2, f.checksum());
+        insert.addBatch();
+      }
+      insert.executeBatch();
     }
   }
 }

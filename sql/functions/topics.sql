@@ -1,73 +1,12 @@
--- Topics: subscriptions by dot-separated pattern. A publish fans out in the
--- publisher's transaction, to queues (a send), to workflows (a run starts
--- with the message as input; queue.workflow_start arrives in V003) and to an
--- outbox that the server's delivery worker pushes to HTTP endpoints.
---
--- Patterns: segments of a-z 0-9 _ - separated by dots; "*" matches exactly
--- one segment, "#" (last segment only) matches zero or more segments.
+-- Topics: subscriptions, publishing with fan-out in one transaction, and the webhook outbox.
 
-CREATE TABLE queue.subscription (
-    subscription_id  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    pattern          text NOT NULL CHECK (length(pattern) <= 255),
-    pattern_regex    text NOT NULL,
-    target_type      text NOT NULL CHECK (target_type IN ('queue', 'http', 'https', 'workflow')),
-    target           text NOT NULL,
-    secret           text,
-    created_at       timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (pattern, target_type, target)
-);
-
--- HTTP deliveries, one row per (publish, http subscription).
-CREATE TABLE queue.outbox (
-    delivery_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    subscription_id  bigint NOT NULL REFERENCES queue.subscription (subscription_id) ON DELETE CASCADE,
-    url              text NOT NULL,
-    secret           text,
-    topic            text NOT NULL,
-    body             jsonb NOT NULL,
-    headers          jsonb,
-    status           text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'dead')),
-    attempts         int NOT NULL DEFAULT 0,
-    next_attempt_at  timestamptz NOT NULL DEFAULT now(),
-    last_error       text,
-    created_at       timestamptz NOT NULL DEFAULT now(),
-    finished_at      timestamptz,
-    CHECK ((status = 'pending') = (finished_at IS NULL))
-);
-CREATE INDEX outbox_due_idx ON queue.outbox (next_attempt_at) WHERE status = 'pending';
-CREATE INDEX outbox_finished_idx ON queue.outbox (finished_at) WHERE status <> 'pending';
-
--- Raises 22023 unless p_topic is a topic (p_pattern false) or a pattern (true).
-CREATE FUNCTION queue.check_topic(p_topic text, p_pattern boolean) RETURNS void
-LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-    v_what text := CASE WHEN p_pattern THEN 'topic pattern' ELSE 'topic' END;
-    v_segs text[];
-BEGIN
-    IF p_topic IS NULL OR p_topic = '' THEN
-        RAISE EXCEPTION '% must not be empty', v_what USING ERRCODE = '22023';
-    END IF;
-    IF length(p_topic) > 255 THEN
-        RAISE EXCEPTION '% is longer than 255 characters', v_what USING ERRCODE = '22023';
-    END IF;
-    v_segs := string_to_array(p_topic, '.');
-    FOR i IN 1 .. cardinality(v_segs) LOOP
-        IF v_segs[i] ~ '^[a-z0-9_-]+$' THEN
-            CONTINUE;
-        ELSIF p_pattern AND v_segs[i] = '*' THEN
-            CONTINUE;
-        ELSIF p_pattern AND v_segs[i] = '#' AND i = cardinality(v_segs) THEN
-            CONTINUE;
-        END IF;
-        RAISE EXCEPTION '% "%" has a bad segment "%": segments are a-z, 0-9, "_" and "-"%', v_what, p_topic, v_segs[i],
-            CASE WHEN p_pattern THEN ', or "*", or "#" as the last segment' ELSE '' END
-            USING ERRCODE = '22023';
-    END LOOP;
-END $$;
-
--- The anchored regular expression a pattern stands for.
-CREATE FUNCTION queue.topic_pattern_regex(p_pattern text) RETURNS text
-LANGUAGE plpgsql IMMUTABLE AS $$
+-- The anchored regular expression a topic pattern stands for ("*" one segment, a final "#" the
+-- rest).
+CREATE OR REPLACE FUNCTION queue.topic_pattern_regex(p_pattern text)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
 DECLARE
     v_segs  text[];
     v_regex text := '';
@@ -86,12 +25,12 @@ BEGIN
     RETURN '^' || v_regex || '$';
 END $$;
 
--- Subscribes a target (a queue, a workflow, or an http/https URL) to a pattern. Idempotent: the same pattern and target
--- return the existing subscription (created false); a different secret for
--- it raises 42710.
-CREATE FUNCTION queue.subscribe(p_pattern text, p_type text, p_target text, p_secret text DEFAULT NULL)
-RETURNS TABLE (subscription_id bigint, created boolean)
-LANGUAGE plpgsql AS $$
+-- Subscribes a queue, workflow or http(s) URL to a pattern; idempotent for the same target, 42710
+-- when the secret differs.
+CREATE OR REPLACE FUNCTION queue.subscribe(p_pattern text, p_type text, p_target text, p_secret text DEFAULT NULL::text)
+ RETURNS TABLE(subscription_id bigint, created boolean)
+ LANGUAGE plpgsql
+AS $$
 DECLARE
     v_regex text := queue.topic_pattern_regex(p_pattern);
     v_old   queue.subscription;
@@ -134,19 +73,23 @@ BEGIN
         RETURNING queue.subscription.subscription_id, true;
 END $$;
 
--- Removes a subscription and its pending deliveries. Returns whether it existed.
-CREATE FUNCTION queue.unsubscribe(p_subscription_id bigint) RETURNS boolean
-LANGUAGE sql AS $$
+-- Removes a subscription and its pending deliveries; returns whether it existed.
+CREATE OR REPLACE FUNCTION queue.unsubscribe(p_subscription_id bigint)
+ RETURNS boolean
+ LANGUAGE sql
+AS $$
     WITH gone AS (DELETE FROM queue.subscription WHERE subscription_id = p_subscription_id RETURNING 1)
     SELECT EXISTS (SELECT 1 FROM gone);
 $$;
 
--- Publishes to a topic: every matching subscription gets the message, all in
--- the caller's transaction. Returns one row per subscription reached, with
--- the queue message id or the outbox delivery id.
-CREATE FUNCTION queue.publish(p_topic text, p_body jsonb, p_headers jsonb DEFAULT NULL)
-RETURNS TABLE (subscription_id bigint, target_type text, target text, id bigint)
-LANGUAGE plpgsql AS $$
+-- Fans a message out to every matching subscription in the caller's transaction; one row per
+-- subscription reached.
+CREATE OR REPLACE FUNCTION queue.publish(p_topic text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb)
+ RETURNS TABLE(subscription_id bigint, target_type text, target text, id bigint)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
 DECLARE
     s       queue.subscription;
     v_http  boolean := false;
@@ -176,11 +119,14 @@ BEGIN
     END IF;
 END $$;
 
--- Leases up to p_limit due deliveries for p_lease_seconds and counts the
--- attempt. A worker that dies mid-attempt loses only its lease.
-CREATE FUNCTION queue.claim_deliveries(p_limit int, p_lease_seconds int)
-RETURNS SETOF queue.outbox
-LANGUAGE sql AS $$
+-- Leases up to p_limit due webhook deliveries and counts the attempt; a deliverer that dies loses
+-- only its lease.
+CREATE OR REPLACE FUNCTION queue.claim_deliveries(p_limit integer, p_lease_seconds integer)
+ RETURNS SETOF queue.outbox
+ LANGUAGE sql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
     UPDATE queue.outbox o
        SET attempts = o.attempts + 1,
            next_attempt_at = clock_timestamp() + make_interval(secs => p_lease_seconds)
@@ -193,12 +139,14 @@ LANGUAGE sql AS $$
     RETURNING o.*;
 $$;
 
--- Records an attempt's outcome: delivered, retry after p_retry_ms, or dead
--- once p_max_attempts attempts have failed.
-CREATE FUNCTION queue.finish_delivery(p_delivery_id bigint, p_ok boolean, p_error text,
-                                      p_max_attempts int, p_retry_ms bigint)
-RETURNS text
-LANGUAGE sql AS $$
+-- Records a delivery attempt's outcome: delivered, retry after p_retry_ms, or dead after
+-- p_max_attempts.
+CREATE OR REPLACE FUNCTION queue.finish_delivery(p_delivery_id bigint, p_ok boolean, p_error text, p_max_attempts integer, p_retry_ms bigint)
+ RETURNS text
+ LANGUAGE sql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
     UPDATE queue.outbox
        SET status = CASE WHEN p_ok THEN 'delivered'
                          WHEN attempts >= p_max_attempts THEN 'dead'
@@ -211,8 +159,13 @@ LANGUAGE sql AS $$
     RETURNING status;
 $$;
 
--- When the next pending delivery is due (null when none).
-CREATE FUNCTION queue.next_delivery_at() RETURNS timestamptz
-LANGUAGE sql STABLE AS $$
+-- When the next pending webhook delivery is due (null when none).
+CREATE OR REPLACE FUNCTION queue.next_delivery_at()
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
     SELECT min(next_attempt_at) FROM queue.outbox WHERE status = 'pending';
 $$;

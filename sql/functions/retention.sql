@@ -1,0 +1,66 @@
+-- Retention: the sweeper deletes in bounded batches, oldest first.
+
+-- Deletes up to p_limit ended runs whose retention has passed, with their journals.
+CREATE OR REPLACE FUNCTION queue.sweep_workflow_runs(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_count int;
+BEGIN
+    PERFORM queue.check_range('limit', p_limit, 1, 100000);
+    WITH gone AS (
+        DELETE FROM queue.workflow_run
+         WHERE run_id IN (
+               SELECT r.run_id FROM queue.workflow_run r
+                WHERE r.status <> 'running'
+                  AND r.completed_at + make_interval(days => r.retention_days) < coalesce(p_now, clock_timestamp())
+                ORDER BY r.completed_at
+                LIMIT p_limit
+                FOR UPDATE SKIP LOCKED)
+        RETURNING run_id),
+         journal AS (
+        DELETE FROM queue.workflow_step s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
+    SELECT count(*) INTO v_count FROM gone;
+    RETURN v_count;
+END $$;
+
+-- Deletes up to p_limit dead letters that died before p_before.
+CREATE OR REPLACE FUNCTION queue.sweep_dead_letters(p_before timestamp with time zone, p_limit integer DEFAULT 1000)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_count int;
+BEGIN
+    PERFORM queue.check_range('limit', p_limit, 1, 100000);
+    DELETE FROM queue.dead_letter
+     WHERE dead_id IN (
+           SELECT d.dead_id FROM queue.dead_letter d
+            WHERE d.dead_at < p_before
+            ORDER BY d.dead_at
+            LIMIT p_limit
+            FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END $$;
+
+-- Deletes up to p_limit finished webhook deliveries that ended before p_before.
+CREATE OR REPLACE FUNCTION queue.sweep_outbox(p_before timestamp with time zone, p_limit integer DEFAULT 1000)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_count int;
+BEGIN
+    PERFORM queue.check_range('limit', p_limit, 1, 100000);
+    DELETE FROM queue.outbox
+     WHERE delivery_id IN (
+           SELECT o.delivery_id FROM queue.outbox o
+            WHERE o.status <> 'pending' AND o.finished_at < p_before
+            ORDER BY o.finished_at
+            LIMIT p_limit
+            FOR UPDATE SKIP LOCKED);
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END $$;

@@ -1,0 +1,569 @@
+-- Completing steps: the journal row, the run's next message or its end, and the ack, in one
+-- transaction.
+
+-- The fast path of workflow_complete_step for a step whose run goes on at once on the same message;
+-- no row when the general path must answer.
+CREATE OR REPLACE FUNCTION queue.workflow_continue_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_lease integer)
+ RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_name    text;
+    v_status  queue.workflow_status;
+    v_current bigint;
+    v_queue   text;
+    v_delay   bigint;
+    v_now     timestamptz := clock_timestamp();
+    v_ct      int;
+    v_vt      timestamptz;
+    v_lease   int := coalesce(p_lease, 60);
+BEGIN
+    SELECT wr.workflow_name, wr.status, wr.current_msg_id INTO v_name, v_status, v_current
+      FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow run % does not exist', p_run_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_status <> 'running' THEN
+        RETURN; -- no row: the caller takes the general path
+    END IF;
+    IF v_current IS DISTINCT FROM p_msg_id THEN
+        RETURN QUERY SELECT 'stale'::text, NULL::bigint, NULL::bigint;
+        RETURN;
+    END IF;
+    IF p_step_name IS NOT NULL THEN
+        PERFORM queue.check_step_name(p_step_name);
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
+    PERFORM queue.check_range('delayMs', v_delay, 0, 31536000000);
+    IF v_delay <> 0 OR nullif(p_next -> 'wait', 'null'::jsonb) IS NOT NULL THEN
+        RAISE EXCEPTION 'only an immediate continuation can be inline' USING ERRCODE = '22023';
+    END IF;
+    PERFORM queue.check_range('lease', v_lease, 1, 43200);
+
+    -- The message, where the receipt still holds its lease: locked, and
+    -- changed only where it must be (as in workflow_complete_batch).
+    v_queue := '__wf_' || v_name;
+    EXECUTE queue.prepared_sql('wf_go_' || v_queue, 'q_' || v_queue, $q$
+        WITH o AS (
+            SELECT q.read_ct, q.vt, q.vt < $3 + make_interval(secs => $4 * 2 / 3.0) AS renew,
+                   q.read_ct <> 1 OR q.body ->> 'reason' IS DISTINCT FROM 'resume' AS touched
+              FROM queue.%1$I q
+             WHERE q.msg_id = $1 AND queue.receipt_of(q.vt) = $2
+               FOR UPDATE),
+             u AS (
+            UPDATE queue.%1$I q
+               SET vt = CASE WHEN o.renew THEN $3 + make_interval(secs => $4) ELSE q.vt END,
+                   read_ct = 1,
+                   body = CASE WHEN q.body ->> 'reason' = 'resume' THEN q.body
+                               ELSE q.body || '{"reason": "resume"}'::jsonb END
+              FROM o
+             WHERE q.msg_id = $1 AND (o.renew OR o.touched)
+            RETURNING q.vt)
+        SELECT o.read_ct, coalesce((SELECT u.vt FROM u), o.vt) FROM o$q$,
+        'bigint, bigint, timestamptz, int',
+        format('%L, %L, %L, %L', p_msg_id, p_receipt, v_now, v_lease))
+        INTO v_ct, v_vt;
+    IF v_vt IS NULL THEN
+        RETURN QUERY SELECT 'stale'::text, NULL::bigint, NULL::bigint;
+        RETURN;
+    END IF;
+
+    IF p_step_name IS NOT NULL THEN
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        VALUES (p_run_id, p_step_name,
+                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
+                p_step_kind, p_output, p_error, greatest(coalesce(v_ct, 1), 1),
+                coalesce(p_started_at, v_now))
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY SELECT 'ok'::text, p_msg_id, queue.receipt_of(v_vt);
+END $$;
+
+-- Journals a step exactly once and sends the run on (continue inline, sleep, wait, or end) in one
+-- transaction; a duplicate only acks.
+CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_result jsonb, p_lease integer DEFAULT 60)
+ RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    r         queue.workflow_run;
+    v_queue   text;
+    v_delay   bigint;
+    v_msg     bigint;
+    v_vt      timestamptz;
+    v_wait    jsonb;
+    v_status  text;
+BEGIN
+    IF coalesce((p_next ->> 'inline')::boolean, false) THEN
+        RETURN QUERY SELECT * FROM queue.workflow_continue_step(
+            p_run_id, p_msg_id, p_receipt, p_step_name, p_step_kind, p_output, p_error,
+            p_started_at, p_next, p_lease);
+        IF FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
+    r := queue.workflow_lock(p_run_id);
+    v_queue := '__wf_' || r.workflow_name;
+    IF r.status <> 'running' THEN
+        PERFORM queue.workflow_drop_message(v_queue, p_run_id, p_msg_id);
+        RETURN QUERY SELECT 'not_running'::text, NULL::bigint, NULL::bigint;
+        RETURN;
+    END IF;
+    IF r.current_msg_id IS DISTINCT FROM p_msg_id
+       OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
+        RETURN QUERY SELECT 'stale'::text, NULL::bigint, NULL::bigint;
+        RETURN;
+    END IF;
+    IF p_next IS NULL AND (p_result IS NULL OR p_result ->> 'status' NOT IN ('completed', 'failed')) THEN
+        RAISE EXCEPTION 'a completion needs next or a result with status completed or failed'
+            USING ERRCODE = '22023';
+    END IF;
+
+    IF p_step_name IS NOT NULL THEN
+        PERFORM queue.check_step_name(p_step_name);
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        END IF;
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        VALUES (p_run_id, p_step_name,
+                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
+                p_step_kind, p_output, p_error,
+                greatest(coalesce(queue.read_ct(v_queue, p_msg_id), 1), 1),
+                coalesce(p_started_at, clock_timestamp()))
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            PERFORM queue.delete(v_queue, p_msg_id);
+            RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
+            RETURN;
+        END IF;
+    END IF;
+
+    IF p_next IS NULL THEN
+        v_status := p_result ->> 'status';
+        IF v_status = 'failed' AND p_result -> 'error' IS NULL THEN
+            RAISE EXCEPTION 'a failed result needs an error' USING ERRCODE = '22023';
+        END IF;
+        UPDATE queue.workflow_run wr
+           SET status = v_status::queue.workflow_status,
+               output = CASE WHEN v_status = 'completed' THEN p_result -> 'output' END,
+               error = CASE WHEN v_status = 'failed' THEN p_result -> 'error' END,
+               completed_at = clock_timestamp(),
+               current_msg_id = NULL,
+               wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+         WHERE wr.run_id = p_run_id;
+        PERFORM queue.delete(v_queue, p_msg_id);
+        RETURN QUERY SELECT 'ok'::text, NULL::bigint, NULL::bigint;
+        RETURN;
+    END IF;
+
+    v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
+    PERFORM queue.check_range('delayMs', v_delay, 0, 31536000000);
+    v_wait := nullif(p_next -> 'wait', 'null'::jsonb);
+
+    IF v_wait IS NOT NULL THEN
+        PERFORM queue.check_step_name(v_wait ->> 'step');
+        IF coalesce(v_wait ->> 'event', '') = '' OR length(v_wait ->> 'event') > 128 THEN
+            RAISE EXCEPTION 'a wait needs an event name of 1 to 128 characters' USING ERRCODE = '22023';
+        END IF;
+        IF v_wait -> 'match' IS NOT NULL AND jsonb_typeof(v_wait -> 'match') <> 'object' THEN
+            RAISE EXCEPTION 'a wait''s match must be a JSON object' USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    -- Send before the ack: the new message waits behind the held one in the
+    -- run's group and is promoted by the delete, all at commit.
+    v_msg := queue.send(v_queue,
+                        jsonb_build_object('v', r.workflow_version,
+                                           'reason', CASE WHEN v_wait IS NOT NULL THEN 'timeout'
+                                                          ELSE coalesce(p_next ->> 'reason', 'resume') END)
+                          || CASE WHEN v_wait IS NOT NULL THEN jsonb_build_object('step', v_wait ->> 'step')
+                                  ELSE '{}'::jsonb END,
+                        NULL, 0, p_run_id::text, NULL,
+                        clock_timestamp() + make_interval(secs => v_delay / 1000.0));
+    UPDATE queue.workflow_run wr
+       SET current_msg_id = v_msg,
+           wait_step = v_wait ->> 'step',
+           wait_event = v_wait ->> 'event',
+           wait_match = coalesce(v_wait -> 'match', CASE WHEN v_wait IS NOT NULL THEN '{}'::jsonb END),
+           wait_since = CASE WHEN v_wait IS NOT NULL THEN clock_timestamp() END
+     WHERE wr.run_id = p_run_id;
+    PERFORM queue.delete(v_queue, p_msg_id);
+    RETURN QUERY SELECT 'ok'::text, v_msg, NULL::bigint;
+END $$;
+
+-- Journals a run's last step and ends the run with its result in one transaction; falls back to
+-- workflow_complete_step when not the lease holder.
+CREATE OR REPLACE FUNCTION queue.workflow_complete_ended(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_result jsonb, p_lease integer DEFAULT 60)
+ RETURNS TABLE(outcome text, version integer, started_at timestamp with time zone, completed_at timestamp with time zone, trace_context text)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    r        queue.workflow_run;
+    v_queue  text;
+    v_ct     int;
+    v_next   timestamptz;
+    v_status text := p_result ->> 'status';
+BEGIN
+    IF p_result IS NULL THEN
+        RAISE EXCEPTION 'a completion that ends a run needs a result' USING ERRCODE = '22023';
+    END IF;
+    r := queue.workflow_lock(p_run_id);
+    v_queue := '__wf_' || r.workflow_name;
+    IF r.status = 'running' AND r.current_msg_id = p_msg_id THEN
+        -- The held message, locked, where the receipt still holds its lease.
+        EXECUTE queue.prepared_sql('wf_end_hold_' || v_queue, 'q_' || v_queue, $q$
+            SELECT q.read_ct FROM queue.%1$I q
+             WHERE q.msg_id = $1 AND queue.receipt_of(q.vt) = $2
+               FOR UPDATE$q$,
+            'bigint, bigint',
+            format('%L, %L', p_msg_id, p_receipt))
+            INTO v_ct;
+    END IF;
+    IF v_ct IS NULL THEN
+        -- Not running, or stale: the general path answers (and drops what it must).
+        SELECT c.outcome INTO outcome
+          FROM queue.workflow_complete_step(p_run_id, p_msg_id, p_receipt, p_step_name, p_step_kind,
+                                            p_output, p_error, p_started_at, NULL, p_result, p_lease) c;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF v_status IS NULL OR v_status NOT IN ('completed', 'failed') THEN
+        RAISE EXCEPTION 'a completion needs next or a result with status completed or failed'
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_step_name IS NOT NULL THEN
+        PERFORM queue.check_step_name(p_step_name);
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        END IF;
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        VALUES (p_run_id, p_step_name,
+                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
+                p_step_kind, p_output, p_error, greatest(v_ct, 1),
+                coalesce(p_started_at, clock_timestamp()))
+        ON CONFLICT DO NOTHING;
+        IF NOT FOUND THEN
+            PERFORM queue.delete(v_queue, p_msg_id);
+            outcome := 'duplicate';
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END IF;
+    IF v_status = 'failed' AND p_result -> 'error' IS NULL THEN
+        RAISE EXCEPTION 'a failed result needs an error' USING ERRCODE = '22023';
+    END IF;
+    UPDATE queue.workflow_run wr
+       SET status = v_status::queue.workflow_status,
+           output = CASE WHEN v_status = 'completed' THEN p_result -> 'output' END,
+           error = CASE WHEN v_status = 'failed' THEN p_result -> 'error' END,
+           completed_at = clock_timestamp(),
+           current_msg_id = NULL,
+           wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+     WHERE wr.run_id = p_run_id
+    RETURNING wr.workflow_version, wr.started_at, wr.completed_at, wr.trace_context
+         INTO version, started_at, completed_at, trace_context;
+    -- The run's message goes; the group's next message, if any, is its head.
+    PERFORM queue.lock_group(v_queue, p_run_id::text);
+    EXECUTE queue.prepared_sql('wf_end_drop_' || v_queue, 'q_' || v_queue, $q$
+        WITH d AS (
+            DELETE FROM queue.%1$I WHERE msg_id = $1 RETURNING head),
+             p AS (
+            UPDATE queue.%1$I q SET head = true
+             WHERE q.msg_id = (SELECT n.msg_id FROM queue.%1$I n
+                                WHERE n.group_id = $2 AND n.msg_id <> $1
+                                ORDER BY n.msg_id LIMIT 1)
+               AND NOT q.head AND (SELECT d.head FROM d)
+            RETURNING q.vt)
+        SELECT p.vt FROM p$q$,
+        'bigint, text',
+        format('%L, %L', p_msg_id, p_run_id::text))
+        INTO v_next;
+    IF v_next IS NOT NULL AND v_next <= clock_timestamp() THEN
+        PERFORM queue.notify_once(v_queue);
+    END IF;
+    outcome := 'ok';
+    RETURN NEXT;
+END $$;
+
+-- Completes a batch of steps of many runs in one transaction; each item answered as
+-- workflow_complete_step would.
+CREATE OR REPLACE FUNCTION queue.workflow_complete_batch(p_name text, p_items jsonb)
+ RETURNS TABLE(ord integer, outcome text, next_msg_id bigint, next_receipt bigint, version integer, started_at timestamp with time zone, completed_at timestamp with time zone, trace_context text)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_tbl       text := 'q___wf_' || p_name;
+    v_now       timestamptz := clock_timestamp();
+    v_items     queue.workflow_completion[];
+    v_run_ids   bigint[];
+    v_repeats   boolean;
+    v_bad       boolean;
+    v_in_ids    bigint[];
+    v_in_rcpts  bigint[];
+    v_in_leases int[];
+    v_fin_ids   bigint[];
+    v_fin_rcpts bigint[];
+    v_kept      bigint[] := '{}';
+    v_kept_vt   timestamptz[] := '{}';
+    v_kept_ct   int[] := '{}';
+    v_gone      bigint[] := '{}';
+    v_gone_ct   int[] := '{}';
+    v_groups    text[] := '{}';
+    v_finishing boolean;
+    v_slow      boolean;
+    v_finished  bigint[] := '{}';
+    v_ended     timestamptz[] := '{}';
+    v_versions  int[] := '{}';
+    v_starts    timestamptz[] := '{}';
+    v_traces    text[] := '{}';
+    v_vts       timestamptz[];
+    v_slow_ord  int[] := '{}';
+    v_slow_out  text[] := '{}';
+    v_slow_msg  bigint[] := '{}';
+    v_slow_rc   bigint[] := '{}';
+    i           queue.workflow_completion;
+    c           record;
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
+        RAISE EXCEPTION 'completions must be a JSON array' USING ERRCODE = '22023';
+    END IF;
+    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
+    IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = '__wf_' || p_name) THEN
+        RAISE EXCEPTION 'workflow "%" has no runs', p_name USING ERRCODE = 'P0002';
+    END IF;
+
+    -- A run that ends here is locked first, runs before messages in id order
+    -- as every other writer does. An inline step changes only its message,
+    -- and the lease check on that row decides against a concurrent cancel.
+    IF p_items @? '$[*] ? (@.result.type() != "null")' THEN
+        PERFORM 1 FROM queue.workflow_run wr
+         WHERE wr.run_id = ANY (ARRAY(SELECT (e.value ->> 'run_id')::bigint
+                                        FROM jsonb_array_elements(p_items) e
+                                       WHERE e.value -> 'result' <> 'null'::jsonb))
+         ORDER BY wr.run_id
+           FOR UPDATE;
+    END IF;
+
+    -- The items, their runs (by key alone: a run of another workflow is not
+    -- found), each item's class, and what the later steps need of them.
+    WITH j AS (
+        SELECT j.ord::int AS ord, j.run_id, j.msg_id, j.receipt, j.step_name, j.step_kind, j.output,
+               j.error, j.started_at, j.next, j.result, coalesce(j.lease, 60) AS lease
+          FROM ROWS FROM (jsonb_to_recordset(p_items) AS (
+                   run_id bigint, msg_id bigint, receipt bigint, step_name text, step_kind text,
+                   output jsonb, error jsonb, started_at timestamptz, next jsonb, result jsonb,
+                   lease int)) WITH ORDINALITY AS j(
+                   run_id, msg_id, receipt, step_name, step_kind, output, error, started_at, next,
+                   result, lease, ord)),
+         r AS (
+        SELECT wr.run_id, wr.status, wr.current_msg_id
+          FROM queue.workflow_run wr
+         WHERE wr.run_id = ANY (ARRAY(SELECT j.run_id FROM j)) AND wr.workflow_name = p_name),
+         k AS (
+        SELECT j.*,
+               CASE WHEN r.run_id IS NULL THEN 'not_found'
+                    WHEN r.status <> 'running' THEN 'slow'
+                    -- A message that is not the run's own holds no lease on it.
+                    WHEN r.current_msg_id IS DISTINCT FROM j.msg_id THEN 'stale'
+                    WHEN j.next = '{"inline": true}'::jsonb AND j.result IS NULL THEN 'inline'
+                    WHEN j.next IS NULL AND j.result IS NOT NULL THEN 'finish'
+                    ELSE 'slow' END AS cls
+          FROM j LEFT JOIN r ON r.run_id = j.run_id)
+    SELECT array_agg(ROW(k.ord, k.run_id, k.msg_id, k.receipt, k.step_name, k.step_kind, k.output,
+                         k.error, k.started_at, k.next, k.result, k.lease, k.cls, NULL
+                     )::queue.workflow_completion ORDER BY k.ord),
+           count(DISTINCT k.run_id) <> count(*) OR count(k.run_id) <> count(*),
+           coalesce(bool_or(
+               k.msg_id IS NULL OR k.receipt IS NULL OR k.lease NOT BETWEEN 1 AND 43200
+               OR (k.cls IN ('inline', 'finish') AND k.step_name IS NOT NULL
+                   AND (k.step_name !~ '^[a-zA-Z0-9._-]{1,128}$'
+                        OR k.step_kind IS NULL OR k.step_kind NOT IN ('run', 'sleep', 'wait')))
+               OR (k.cls = 'finish'
+                   AND (k.result ->> 'status' IS NULL OR k.result ->> 'status' NOT IN ('completed', 'failed')
+                        OR (k.result ->> 'status' = 'failed' AND k.result -> 'error' IS NULL)))), false),
+           array_agg(k.msg_id) FILTER (WHERE k.cls = 'inline'),
+           array_agg(k.receipt) FILTER (WHERE k.cls = 'inline'),
+           array_agg(k.lease) FILTER (WHERE k.cls = 'inline'),
+           array_agg(k.msg_id) FILTER (WHERE k.cls = 'finish'),
+           array_agg(k.receipt) FILTER (WHERE k.cls = 'finish'),
+           array_agg(k.run_id)
+      INTO v_items, v_repeats, v_bad, v_in_ids, v_in_rcpts, v_in_leases, v_fin_ids, v_fin_rcpts,
+           v_run_ids
+      FROM k;
+    IF v_repeats THEN
+        RAISE EXCEPTION 'a batch may complete each run at most once' USING ERRCODE = '22023';
+    END IF;
+    IF v_bad THEN
+        RAISE EXCEPTION 'a completion in the batch is malformed' USING ERRCODE = '22023';
+    END IF;
+
+    -- 1. Inline continuations keep their lease, where the receipt still holds
+    -- it: the same message carries the run on. Its row is locked and left as
+    -- it is unless something changes: the lease is renewed only once less
+    -- than two thirds of it are left (a new vt means new index entries, and
+    -- a new receipt), read_ct restarts at 1 (its old value is the step's
+    -- attempts) and the reason becomes "resume".
+    IF v_in_ids IS NOT NULL THEN
+        EXECUTE queue.prepared_sql('wf_hold_' || p_name, v_tbl, $q$
+            WITH o AS (
+                SELECT q.msg_id, q.read_ct, q.vt, w.lease,
+                       q.vt < $4 + make_interval(secs => w.lease * 2 / 3.0) AS renew,
+                       q.read_ct <> 1 OR q.body ->> 'reason' IS DISTINCT FROM 'resume' AS touched
+                  FROM queue.%1$I q JOIN unnest($1, $2, $3) AS w(msg_id, receipt, lease) ON q.msg_id = w.msg_id
+                 WHERE q.msg_id = ANY ($1) AND queue.receipt_of(q.vt) = w.receipt
+                 ORDER BY q.msg_id
+                   FOR UPDATE OF q),
+                 u AS (
+                UPDATE queue.%1$I q
+                   SET vt = CASE WHEN o.renew THEN $4 + make_interval(secs => o.lease) ELSE q.vt END,
+                       read_ct = 1,
+                       body = CASE WHEN q.body ->> 'reason' = 'resume' THEN q.body
+                                   ELSE q.body || '{"reason": "resume"}'::jsonb END
+                  FROM o
+                 WHERE q.msg_id = o.msg_id AND (o.renew OR o.touched)
+                RETURNING q.msg_id, q.vt)
+            SELECT coalesce(array_agg(o.msg_id), '{}'), coalesce(array_agg(coalesce(u.vt, o.vt)), '{}'),
+                   coalesce(array_agg(o.read_ct), '{}')
+              FROM o LEFT JOIN u ON u.msg_id = o.msg_id$q$,
+            'bigint[], bigint[], int[], timestamptz',
+            format('%L, %L, %L, %L', v_in_ids, v_in_rcpts, v_in_leases, v_now))
+            INTO v_kept, v_kept_vt, v_kept_ct;
+    END IF;
+
+    -- 2. The messages of finishing runs are acked, where the receipt still
+    -- holds the lease.
+    IF v_fin_ids IS NOT NULL THEN
+        EXECUTE queue.prepared_sql('wf_ack_' || p_name, v_tbl, $q$
+            WITH d AS (
+                DELETE FROM queue.%1$I q USING unnest($1, $2) AS w(msg_id, receipt)
+                 WHERE q.msg_id = ANY ($1) AND q.msg_id = w.msg_id
+                   AND queue.receipt_of(q.vt) = w.receipt
+                RETURNING q.msg_id, q.read_ct, q.group_id, q.head)
+            SELECT coalesce(array_agg(d.msg_id), '{}'), coalesce(array_agg(d.read_ct), '{}'),
+                   coalesce(array_agg(DISTINCT d.group_id) FILTER (WHERE d.head AND d.group_id IS NOT NULL), '{}')
+              FROM d$q$,
+            'bigint[], bigint[]',
+            format('%L, %L', v_fin_ids, v_fin_rcpts))
+            INTO v_gone, v_gone_ct, v_groups;
+    END IF;
+
+    -- 3. A receipt that no longer holds the lease changed nothing: stale.
+    -- The others' steps are journaled; a step journaled already makes its
+    -- item a duplicate, which changes nothing else. An inline continuation
+    -- keeps its receipt now, so the usual duplicate is the worker's own
+    -- retry of a completion whose answer it never got: the message stays
+    -- with the run (the worker lets the lease run out and the run is taken
+    -- up again from its journal).
+    WITH s AS (
+        SELECT u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output, u.error,
+               u.started_at, u.next, u.result, u.lease,
+               CASE WHEN u.cls = 'inline' AND NOT (u.msg_id = ANY (v_kept)) THEN 'stale'
+                    WHEN u.cls = 'finish' AND NOT (u.msg_id = ANY (v_gone)) THEN 'stale'
+                    ELSE u.cls END AS cls,
+               CASE u.cls WHEN 'inline' THEN v_kept_ct[array_position(v_kept, u.msg_id)]
+                          WHEN 'finish' THEN v_gone_ct[array_position(v_gone, u.msg_id)] END AS read_ct
+          FROM unnest(v_items) u),
+         ins AS (
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        SELECT s.run_id, s.step_name,
+               (SELECT coalesce(max(w.seq), 0) + 1 FROM queue.workflow_step w WHERE w.run_id = s.run_id),
+               s.step_kind, s.output, s.error, greatest(coalesce(s.read_ct, 1), 1),
+               coalesce(s.started_at, v_now)
+          FROM s
+         WHERE s.cls IN ('inline', 'finish') AND s.step_name IS NOT NULL
+        ON CONFLICT DO NOTHING
+        RETURNING workflow_step.run_id),
+         f AS (
+        SELECT s.*,
+               CASE WHEN s.cls IN ('inline', 'finish') AND s.step_name IS NOT NULL AND ins.run_id IS NULL
+                    THEN 'duplicate' ELSE s.cls END AS outcome
+          FROM s LEFT JOIN ins ON ins.run_id = s.run_id)
+    SELECT array_agg(ROW(f.ord, f.run_id, f.msg_id, f.receipt, f.step_name, f.step_kind, f.output,
+                         f.error, f.started_at, f.next, f.result, f.lease, f.outcome, f.read_ct
+                     )::queue.workflow_completion ORDER BY f.ord),
+           coalesce(bool_or(f.outcome = 'finish'), false),
+           coalesce(bool_or(f.outcome = 'slow'), false)
+      INTO v_items, v_finishing, v_slow
+      FROM f;
+
+    -- 4. Finished runs.
+    IF v_finishing THEN
+        WITH f AS (
+            UPDATE queue.workflow_run wr
+               SET status = (u.result ->> 'status')::queue.workflow_status,
+                   output = CASE WHEN u.result ->> 'status' = 'completed' THEN u.result -> 'output' END,
+                   error = CASE WHEN u.result ->> 'status' = 'failed' THEN u.result -> 'error' END,
+                   completed_at = v_now,
+                   current_msg_id = NULL,
+                   wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+              FROM unnest(v_items) u
+             WHERE u.cls = 'finish' AND wr.run_id = u.run_id AND wr.run_id = ANY (v_run_ids)
+            RETURNING wr.run_id, wr.completed_at, wr.workflow_version, wr.started_at, wr.trace_context)
+        SELECT array_agg(f.run_id), array_agg(f.completed_at), array_agg(f.workflow_version),
+               array_agg(f.started_at), array_agg(f.trace_context)
+          INTO v_finished, v_ended, v_versions, v_starts, v_traces FROM f;
+    END IF;
+
+    -- 5. A deleted group head lets the next message of its group through
+    -- (group locks in order, as everywhere).
+    IF cardinality(v_groups) > 0 THEN
+        PERFORM queue.lock_group('__wf_' || p_name, g) FROM (SELECT DISTINCT g FROM unnest(v_groups) g) x ORDER BY g;
+        EXECUTE queue.prepared_sql('wf_promote_' || p_name, v_tbl, $q$
+            WITH p AS (
+                UPDATE queue.%1$I q SET head = true
+                 WHERE q.msg_id IN (SELECT min(o.msg_id) FROM queue.%1$I o
+                                     WHERE o.group_id = ANY ($1) GROUP BY o.group_id)
+                   AND NOT q.head
+                RETURNING q.vt)
+            SELECT coalesce(array_agg(p.vt), '{}') FROM p$q$,
+            'text[]', format('%L', v_groups))
+            INTO v_vts;
+        IF EXISTS (SELECT 1 FROM unnest(v_vts) t WHERE t <= v_now) THEN
+            PERFORM queue.notify_once('__wf_' || p_name);
+        END IF;
+    END IF;
+
+    -- 6. Everything else, one by one.
+    IF v_slow THEN
+        FOREACH i IN ARRAY v_items LOOP
+            IF i.cls = 'slow' THEN
+                SELECT * INTO c FROM queue.workflow_complete_step(
+                    i.run_id, i.msg_id, i.receipt, i.step_name, i.step_kind, i.output, i.error,
+                    i.started_at, i.next, i.result, i.lease) s;
+                v_slow_ord := v_slow_ord || i.ord;
+                v_slow_out := v_slow_out || c.outcome;
+                v_slow_msg := v_slow_msg || c.next_msg_id;
+                v_slow_rc := v_slow_rc || c.next_receipt;
+            END IF;
+        END LOOP;
+    END IF;
+
+    RETURN QUERY
+        SELECT u.ord,
+               CASE u.cls WHEN 'inline' THEN 'ok' WHEN 'finish' THEN 'ok'
+                          WHEN 'slow' THEN v_slow_out[array_position(v_slow_ord, u.ord)]
+                          ELSE u.cls END,
+               CASE u.cls WHEN 'inline' THEN u.msg_id
+                          WHEN 'slow' THEN v_slow_msg[array_position(v_slow_ord, u.ord)] END,
+               CASE u.cls WHEN 'inline' THEN queue.receipt_of(v_kept_vt[array_position(v_kept, u.msg_id)])
+                          WHEN 'slow' THEN v_slow_rc[array_position(v_slow_ord, u.ord)] END,
+               v_versions[f.k], v_starts[f.k], v_ended[f.k], v_traces[f.k]
+          FROM unnest(v_items) u,
+               LATERAL (SELECT array_position(v_finished, u.run_id) AS k) f
+         ORDER BY u.ord;
+END $$;

@@ -1,0 +1,170 @@
+-- Tasks and their leases: handing out due tasks, checking and extending a lease, retrying later,
+-- dropping the messages of ended runs.
+
+-- Locks a run's row FOR UPDATE and returns it; P0002 when the run does not exist.
+CREATE OR REPLACE FUNCTION queue.workflow_lock(p_run_id bigint)
+ RETURNS queue.workflow_run
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    r queue.workflow_run;
+BEGIN
+    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = p_run_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow run % does not exist', p_run_id USING ERRCODE = 'P0002';
+    END IF;
+    RETURN r;
+END $$;
+
+-- Whether the receipt still holds the lease of a message of the workflow queue (locks the message
+-- when it does).
+CREATE OR REPLACE FUNCTION queue.workflow_holds_lease(p_queue text, p_msg_id bigint, p_receipt bigint)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_vt timestamptz;
+BEGIN
+    EXECUTE queue.prepared_sql('q_hold_' || p_queue, 'q_' || p_queue,
+        'SELECT vt FROM queue.%I WHERE msg_id = $1 FOR UPDATE',
+        'bigint', format('%L', p_msg_id))
+        INTO v_vt;
+    RETURN v_vt IS NOT NULL AND queue.receipt_of(v_vt) = p_receipt;
+END $$;
+
+-- Deletes a message of the workflow queue if it belongs to the run's group; returns whether it did.
+CREATE OR REPLACE FUNCTION queue.workflow_drop_message(p_queue text, p_run_id bigint, p_msg_id bigint)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_group text;
+BEGIN
+    EXECUTE queue.prepared_sql('q_group_' || p_queue, 'q_' || p_queue,
+        'SELECT group_id FROM queue.%I WHERE msg_id = $1',
+        'bigint', format('%L', p_msg_id))
+        INTO v_group;
+    IF v_group IS DISTINCT FROM p_run_id::text THEN
+        RETURN false;
+    END IF;
+    RETURN queue.delete(p_queue, p_msg_id);
+END $$;
+
+-- Leases up to p_qty due tasks of the given versions, each with its run's input and journal;
+-- journals due wait timeouts; drops messages of ended runs.
+CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer)
+ RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_queue text := '__wf_' || p_name;
+    v       int;
+    m       queue.message;
+    r       queue.workflow_run;
+    n       int := 0;
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    PERFORM queue.check_range('max', p_qty, 1, 100);
+    IF p_versions IS NULL OR cardinality(p_versions) = 0 THEN
+        RAISE EXCEPTION 'versions must name at least one version' USING ERRCODE = '22023';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = v_queue) THEN
+        RETURN;
+    END IF;
+    FOREACH v IN ARRAY p_versions LOOP
+        EXIT WHEN n >= p_qty;
+        FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n, p_lease, jsonb_build_object('v', v)) LOOP
+            SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
+            IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+                PERFORM queue.delete(v_queue, m.msg_id);
+                CONTINUE;
+            END IF;
+            IF m.body ->> 'reason' = 'timeout' THEN
+                -- A signal for this wait may be deciding right now: it holds the run
+                -- and will delete this message, so step aside instead of waiting.
+                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
+                IF NOT FOUND THEN
+                    PERFORM queue.change_visibility(v_queue, m.msg_id, 1);
+                    CONTINUE;
+                END IF;
+                IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+                    PERFORM queue.delete(v_queue, m.msg_id);
+                    CONTINUE;
+                END IF;
+                IF r.wait_step = m.body ->> 'step' THEN
+                    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, timed_out, started_at)
+                    VALUES (r.run_id, r.wait_step,
+                            (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
+                            'wait', true, r.wait_since)
+                    ON CONFLICT DO NOTHING;
+                    UPDATE queue.workflow_run wr
+                       SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+                     WHERE wr.run_id = r.run_id;
+                END IF;
+            END IF;
+            n := n + 1;
+            run_id := r.run_id;
+            msg_id := m.msg_id;
+            receipt := queue.receipt_of(m.vt);
+            attempt := m.read_ct;
+            version := r.workflow_version;
+            reason := m.body ->> 'reason';
+            input := r.input;
+            journal := queue.workflow_journal(r.run_id);
+            started_at := r.started_at;
+            trace_context := r.trace_context;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+END $$;
+
+-- Extends the lease of a task whose step is still running; returns the new receipt, null when the
+-- lease was lost.
+CREATE OR REPLACE FUNCTION queue.workflow_extend_lease(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_lease integer)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    r       queue.workflow_run := queue.workflow_lock(p_run_id);
+    v_queue text := '__wf_' || r.workflow_name;
+    v_vt    timestamptz;
+BEGIN
+    PERFORM queue.check_range('leaseSeconds', p_lease, 1, 43200);
+    IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM p_msg_id
+       OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
+        RETURN NULL;
+    END IF;
+    v_vt := clock_timestamp() + make_interval(secs => p_lease);
+    EXECUTE format('UPDATE queue.%I SET vt = $2 WHERE msg_id = $1', 'q_' || v_queue) USING p_msg_id, v_vt;
+    RETURN queue.receipt_of(v_vt);
+END $$;
+
+-- Hands a run's task back to its queue, due after p_delay_ms (a step's retry backoff); ok, stale or
+-- not_running.
+CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_delay_ms bigint)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    r       queue.workflow_run := queue.workflow_lock(p_run_id);
+    v_queue text := '__wf_' || r.workflow_name;
+BEGIN
+    PERFORM queue.check_range('delay (milliseconds)', p_delay_ms, 0, 31536000000);
+    IF r.status <> 'running' THEN
+        PERFORM queue.workflow_drop_message(v_queue, p_run_id, p_msg_id);
+        RETURN 'not_running';
+    END IF;
+    IF r.current_msg_id IS DISTINCT FROM p_msg_id
+       OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
+        RETURN 'stale';
+    END IF;
+    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + $2 WHERE msg_id = $1', 'q_' || v_queue)
+        USING p_msg_id, make_interval(secs => p_delay_ms / 1000.0);
+    RETURN 'ok';
+END $$;

@@ -1,0 +1,54 @@
+-- Reading runs: journals, listings, summaries.
+
+-- A run's journal as a JSON array in step order.
+CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'name', s.step_name, 'kind', s.kind, 'output', s.output, 'error', s.error,
+               'timedOut', s.timed_out, 'attempts', s.attempts,
+               'startedAt', s.started_at, 'completedAt', s.completed_at) ORDER BY s.seq), '[]'::jsonb)
+      FROM queue.workflow_step s WHERE s.run_id = p_run_id;
+$$;
+
+-- Runs of a workflow, newest first, after a run-id cursor, filtered by status, start time and input
+-- containment.
+CREATE OR REPLACE FUNCTION queue.workflow_list(p_name text, p_status queue.workflow_status DEFAULT NULL::queue.workflow_status, p_since timestamp with time zone DEFAULT NULL::timestamp with time zone, p_until timestamp with time zone DEFAULT NULL::timestamp with time zone, p_input jsonb DEFAULT NULL::jsonb, p_before bigint DEFAULT NULL::bigint, p_limit integer DEFAULT 50)
+ RETURNS SETOF queue.workflow_run
+ LANGUAGE plpgsql
+ STABLE
+AS $$
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    PERFORM queue.check_range('limit', p_limit, 1, 1000);
+    RETURN QUERY
+        SELECT * FROM queue.workflow_run r
+         WHERE r.workflow_name = p_name
+           AND (p_status IS NULL OR r.status = p_status)
+           AND (p_since IS NULL OR r.started_at >= p_since)
+           AND (p_until IS NULL OR r.started_at < p_until)
+           AND (p_input IS NULL OR r.input @> p_input)
+           AND (p_before IS NULL OR r.run_id < p_before)
+         ORDER BY r.run_id DESC
+         LIMIT p_limit;
+END $$;
+
+-- Every workflow with its run counts per status.
+CREATE OR REPLACE FUNCTION queue.workflow_summary()
+ RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint)
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT r.workflow_name,
+           count(*) FILTER (WHERE r.status = 'running'),
+           count(*) FILTER (WHERE r.status = 'completed'),
+           count(*) FILTER (WHERE r.status = 'failed'),
+           count(*) FILTER (WHERE r.status = 'cancelled')
+      FROM queue.workflow_run r
+     GROUP BY r.workflow_name
+     ORDER BY r.workflow_name;
+$$;
