@@ -20,7 +20,7 @@ import java.util.function.Function;
  * spread and ours/DBOS ratios, and writes the raw numbers as JSON.
  *
  * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--runs N] [--system
- * pgworkflows|DBOS] [--out results.json]}
+ * pgworkflows|DBOS] [--out results.json]}; {@code --help} lists them (see {@link Options}).
  */
 public final class Bench {
   private static final int POOL = 20;
@@ -41,20 +41,22 @@ public final class Bench {
   private Bench() {}
 
   public static void main(String[] args) throws Exception {
+    Options.Outcome read = Options.read(args, System.out, System.err);
+    if (read.options() == null) {
+      System.exit(read.exitStatus());
+    }
+    Options o = read.options();
     Ours.keepConnections();
-    List<String> a = List.of(args);
-    boolean quick = a.contains("--quick");
+    boolean quick = o.quick();
     Settings s =
         quick
             ? new Settings(1, 1000, 5, 100, 20, 200, 5, 1)
             : new Settings(3, 10_000, 20, 100, 200, 1000, 10, 8);
-    int repsAt = a.indexOf("--reps");
-    int runsAt = a.indexOf("--runs");
-    if (repsAt >= 0 || runsAt >= 0) {
+    if (o.reps() != null || o.runs() != null) {
       s =
           new Settings(
-              repsAt >= 0 ? Integer.parseInt(a.get(repsAt + 1)) : s.reps,
-              runsAt >= 0 ? Integer.parseInt(a.get(runsAt + 1)) : s.burnRuns,
+              o.reps() != null ? o.reps() : s.reps,
+              o.runs() != null ? o.runs() : s.burnRuns,
               s.steadySeconds,
               s.sleepers,
               s.idleSamples,
@@ -62,11 +64,8 @@ public final class Bench {
               s.cycleSeconds,
               s.maxWarmRounds);
     }
-    int outAt = a.indexOf("--out");
-    Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "bench-results.json");
-
-    int systemAt = a.indexOf("--system");
-    String only = systemAt >= 0 ? a.get(systemAt + 1) : null;
+    Path out = o.out();
+    String only = o.system();
     Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
     results.put("pgworkflows", new LinkedHashMap<>());
     results.put("DBOS", new LinkedHashMap<>());
@@ -297,7 +296,7 @@ public final class Bench {
         s.reps, s.burnRuns, minutes);
     System.out.printf(
         "kernel.sched_autogroup_enabled: %s (1: each PostgreSQL backend is a scheduling group of"
-            + " its own, as big as a whole JVM; see BENCHMARKS.md)%n",
+            + " its own, as big as a whole JVM; see docs/benchmarks.md)%n",
         autogroup());
     System.out.printf("%-42s %18s %18s %10s%n", "metric", "pgworkflows", "DBOS", "ours/DBOS");
     java.util.Set<String> keys = new java.util.LinkedHashSet<>(ours.keySet());

@@ -20,7 +20,7 @@ import java.util.List;
  *     every worker of the JVM). Under a heavy but not saturating load a stream keeps the
  *     step-to-step p99 lower (a start on the server where it waits goes straight to it, where a
  *     long poll between its answer and the next misses some); long polls take due tasks in bigger
- *     batches, which gives a saturated worker more throughput (see BENCHMARKS.md). A proxy in front
+ *     batches, which gives a saturated worker more throughput (see docs/benchmarks.md). A proxy in front
  *     must pass streamed answers on as they come (nginx does, for the stream's {@code
  *     X-Accel-Buffering: no}); a worker whose stream is held back on the way long-polls instead,
  *     and says so in its log.

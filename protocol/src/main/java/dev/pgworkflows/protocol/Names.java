@@ -1,0 +1,37 @@
+package dev.pgworkflows.protocol;
+
+import java.util.regex.Pattern;
+
+/**
+ * The naming rules both ends check before any I/O (the SQL functions check them again): workflow
+ * and queue names, and the queue that holds a workflow's runs.
+ */
+public final class Names {
+  /** Prefix of the queue that holds a workflow's runs: {@code __wf_<name>}. */
+  public static final String WORKFLOW_QUEUE_PREFIX = "__wf_";
+
+  private static final Pattern WORKFLOW = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,42}");
+  private static final Pattern QUEUE = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,47}");
+
+  private Names() {}
+
+  /** 1 to 43 characters of a-z, 0-9, "_" and "-", not starting with "-". */
+  public static boolean isWorkflowName(String name) {
+    return name != null && WORKFLOW.matcher(name).matches();
+  }
+
+  /** 1 to 48 characters of a-z, 0-9, "_" and "-", not starting with "-". */
+  public static boolean isQueueName(String name) {
+    return name != null && QUEUE.matcher(name).matches();
+  }
+
+  /** The queue of a workflow's runs. */
+  public static String workflowQueue(String workflowName) {
+    return WORKFLOW_QUEUE_PREFIX + workflowName;
+  }
+
+  /** Whether a queue belongs to a workflow. */
+  public static boolean isWorkflowQueue(String queueName) {
+    return queueName != null && queueName.startsWith(WORKFLOW_QUEUE_PREFIX);
+  }
+}
