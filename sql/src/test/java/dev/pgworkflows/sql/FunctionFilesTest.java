@@ -54,7 +54,9 @@ class FunctionFilesTest {
       for (String statement : code.split(";")) {
         statement = statement.strip();
         if (!statement.isEmpty()) {
-          assertThat(statement).as(f.fileName()).startsWith("CREATE OR REPLACE FUNCTION queue.");
+          assertThat(statement)
+              .as(f.fileName())
+              .matches("(?s)(CREATE OR REPLACE FUNCTION|DROP FUNCTION IF EXISTS) queue\\..*");
         }
       }
     }

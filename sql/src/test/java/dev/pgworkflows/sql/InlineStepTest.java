@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * the run's row, takes its step's attempts from the message, and a run that is no longer running
  * still gets the general path's answer and journals nothing.
  */
-class LeanContinuationTest {
+class InlineStepTest {
 
   @Test
   void anInlineStepDoesNotWaitForTheRunsRowLock() throws SQLException {

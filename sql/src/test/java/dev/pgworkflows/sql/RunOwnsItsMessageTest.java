@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * every function a worker writes with; a write for a finished run acks the named message only when
  * it is that run's.
  */
-class OwnMessagesTest {
+class RunOwnsItsMessageTest {
 
   @Test
   void anotherRunsMessageHoldsNoLeaseOnARun() throws SQLException {

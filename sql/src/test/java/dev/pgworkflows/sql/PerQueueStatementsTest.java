@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * dropped and created again under its name, must keep working on the same connection; and a
  * statement whose text a migration changed while the session stayed open runs the new text.
  */
-class PreparedStatementsTest {
+class PerQueueStatementsTest {
 
   @Test
   void aRolledBackFirstUseLeavesTheSessionWorking() throws SQLException {

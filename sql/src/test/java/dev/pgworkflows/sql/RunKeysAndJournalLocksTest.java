@@ -10,10 +10,10 @@ import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
- * V015: the idempotency key is unique among keyed runs of a workflow and unkeyed runs are not in
- * its index; a journal insert leaves its run's row alone (no foreign-key lock on it).
+ * The idempotency key is unique among keyed runs of a workflow and unkeyed runs are not in its
+ * index; a journal insert leaves its run's row alone (no foreign-key lock on it).
  */
-class LeanRunRowsTest {
+class RunKeysAndJournalLocksTest {
 
   private static String one(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement();

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * still refuses a receipt that no longer holds the lease. Through the batch function and the
  * single-run one alike.
  */
-class InlineLeaseTest {
+class LeaseRenewalTest {
 
   private record Row(String ctid, long receipt, int readCount, String reason, double leftSeconds) {}
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * A run ended by a completion batch acks its message, and the next message of its group becomes the
  * group's head, batch after batch in one session (the promotion is prepared once and reused).
  */
-class BatchFinishTest {
+class BatchEndsRunsTest {
 
   @Test
   void theNextMessageOfAnEndedRunsGroupBecomesItsHead() throws SQLException {

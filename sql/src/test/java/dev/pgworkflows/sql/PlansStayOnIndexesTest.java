@@ -17,13 +17,9 @@ import org.junit.jupiter.api.Test;
  * of the request functions must still use indexes: counted from the transaction's own scan
  * statistics, not timed.
  */
-class IndexPlansTest {
+class PlansStayOnIndexesTest {
 
-  /**
-   * The functions V010 sets enable_seqscan = off on (and workflow_start_each, which V014 made of
-   * the old workflow_start, workflow_continue_step, which V021 added, workflow_start_leased, which
-   * V023 added, and workflow_complete_ended, which V024 added), and V018 plan_cache_mode.
-   */
+  /** The functions on request paths, whose definitions pin enable_seqscan and plan_cache_mode. */
   private static final String REQUEST_FUNCTIONS =
       "'send', 'send_batch', 'receive', 'receive_fifo', 'delete', 'change_visibility',"
           + " 'next_visible_at', 'publish', 'claim_deliveries', 'finish_delivery',"
@@ -220,9 +216,8 @@ class IndexPlansTest {
   }
 
   @Test
-  void everyRequestFunctionKeepsItsSettingsAfterLaterMigrations() throws SQLException {
-    // A CREATE OR REPLACE drops a function's settings; a migration replacing one of these must set
-    // them again.
+  void everyRequestFunctionPinsItsPlans() throws SQLException {
+    // The settings are part of each definition in sql/functions/; one left out would plan anew.
     try (Connection c = TestDatabase.fresh().connect();
         Statement s = c.createStatement()) {
       for (String setting : List.of("enable_seqscan=off", "plan_cache_mode=force_generic_plan")) {

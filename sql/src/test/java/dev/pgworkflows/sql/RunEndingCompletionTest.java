@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * nothing; one without a result, with a result without a status, or with a failure and no error, is
  * refused.
  */
-class CompleteEndedTest {
+class RunEndingCompletionTest {
 
   private static String end(String run, String msg, String receipt, String result) {
     return "SELECT concat_ws(' ', outcome, version, started_at IS NOT NULL,"

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * poll takes are leased to it in the same transaction, with a receipt that completes their steps;
  * the others are there for any poll, and only they wake listeners.
  */
-class HandedStartTest {
+class StartLeasedToWaitingPollTest {
 
   private static String one(Connection c, String sql) throws SQLException {
     List<String> r = rows(c, sql);
