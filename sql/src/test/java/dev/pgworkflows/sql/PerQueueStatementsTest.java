@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * send, receive, delete and a FIFO group's promotion run statements prepared once per session.
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * dropped and created again under its name, must keep working on the same connection; and a
  * statement whose text a migration changed while the session stayed open runs the new text.
  */
+@Timeout(120)
 class PerQueueStatementsTest {
 
   @Test

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A session plans its functions' statements once and keeps the plans. Planned while the tables were
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * of the request functions must still use indexes: counted from the transaction's own scan
  * statistics, not timed.
  */
+@Timeout(120)
 class PlansStayOnIndexesTest {
 
   /** The functions on request paths, whose definitions pin enable_seqscan and plan_cache_mode. */
