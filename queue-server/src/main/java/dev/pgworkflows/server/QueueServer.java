@@ -4,47 +4,58 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.pgworkflows.server.internal.db.ConnectionInfo;
 import dev.pgworkflows.server.internal.db.EmbeddedDatabase;
 import dev.pgworkflows.server.internal.db.Pool;
-import dev.pgworkflows.server.internal.db.Sql;
+import dev.pgworkflows.server.internal.engine.Completions;
+import dev.pgworkflows.server.internal.engine.HandedStarts;
+import dev.pgworkflows.server.internal.engine.LongPoll;
+import dev.pgworkflows.server.internal.engine.Retries;
+import dev.pgworkflows.server.internal.engine.RunEnds;
+import dev.pgworkflows.server.internal.engine.Starts;
+import dev.pgworkflows.server.internal.engine.TaskPolls;
+import dev.pgworkflows.server.internal.engine.TaskStreams;
+import dev.pgworkflows.server.internal.engine.Timers;
+import dev.pgworkflows.server.internal.engine.VersionRegistry;
+import dev.pgworkflows.server.internal.engine.Waiters;
+import dev.pgworkflows.server.internal.engine.Wakeups;
+import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.http.Auth;
+import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
-import dev.pgworkflows.server.internal.http.IdleConnections;
-import dev.pgworkflows.server.internal.http.JettyProblems;
-import dev.pgworkflows.server.internal.http.Problems;
-import dev.pgworkflows.server.internal.http.RequestHooks;
-import dev.pgworkflows.server.internal.http.RequestIds;
-import dev.pgworkflows.server.internal.http.RouteTemplates;
-import dev.pgworkflows.server.internal.metrics.Metrics;
-import dev.pgworkflows.server.internal.queue.MessageRoutes;
-import dev.pgworkflows.server.internal.queue.QueueRoutes;
-import dev.pgworkflows.server.internal.queue.QueueStore;
-import dev.pgworkflows.server.internal.topic.HttpDelivery;
-import dev.pgworkflows.server.internal.topic.TopicRoutes;
-import dev.pgworkflows.server.internal.topic.TopicStore;
-import dev.pgworkflows.server.internal.tracing.Tracing;
-import dev.pgworkflows.server.internal.wait.LongPoll;
-import dev.pgworkflows.server.internal.wait.Timers;
-import dev.pgworkflows.server.internal.wait.Waiters;
-import dev.pgworkflows.server.internal.wait.Wakeups;
-import dev.pgworkflows.server.internal.workflow.HandedStarts;
-import dev.pgworkflows.server.internal.workflow.WorkerRoutes;
-import dev.pgworkflows.server.internal.workflow.WorkflowEvents;
-import dev.pgworkflows.server.internal.workflow.WorkflowRoutes;
-import dev.pgworkflows.server.internal.workflow.WorkflowStore;
+import dev.pgworkflows.server.internal.http.LeaseRoutes;
+import dev.pgworkflows.server.internal.http.MessageRoutes;
+import dev.pgworkflows.server.internal.http.PollRoutes;
+import dev.pgworkflows.server.internal.http.QueueRoutes;
+import dev.pgworkflows.server.internal.http.RunRoutes;
+import dev.pgworkflows.server.internal.http.StartRoutes;
+import dev.pgworkflows.server.internal.http.StreamRoutes;
+import dev.pgworkflows.server.internal.http.TopicRoutes;
+import dev.pgworkflows.server.internal.http.WebServer;
+import dev.pgworkflows.server.internal.maintenance.HttpDelivery;
+import dev.pgworkflows.server.internal.maintenance.Retention;
+import dev.pgworkflows.server.internal.store.QueueStore;
+import dev.pgworkflows.server.internal.store.RunStore;
+import dev.pgworkflows.server.internal.store.Sql;
+import dev.pgworkflows.server.internal.store.TaskStore;
+import dev.pgworkflows.server.internal.store.TopicStore;
+import dev.pgworkflows.server.internal.telemetry.Metrics;
+import dev.pgworkflows.server.internal.telemetry.RunSpans;
+import dev.pgworkflows.server.internal.telemetry.Tracing;
 import dev.pgworkflows.sql.Migrator;
-import dev.pgworkflows.sweeper.Sweeper;
-import dev.pgworkflows.sweeper.SweeperConfig;
 import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,60 +67,68 @@ import org.slf4j.LoggerFactory;
 public final class QueueServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueServer.class);
 
-  /** Header-field cache per connection, in trie nodes (see where it is set). */
-  private static final int HEADER_CACHE = 256;
-
-  /** Javalin's buffer for copying a result into the response, in bytes (see where it is set). */
-  private static final int RESPONSE_COPY_BUFFER = 4096;
-
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
-  private Wakeups wakeups;
-  private WorkerRoutes workerRoutes;
+  private TaskStreams streams;
   private ConnectionInfo connectionInfo;
 
   private QueueServer() {}
 
   /** Starts a server; throws when the database cannot be reached or migrated. */
   public static QueueServer start(ServerConfig config) {
-    return start(config, Tracing.fromEnvironment(System.getenv()));
+    return builder(config).start();
   }
 
   /** Starts a server that traces with the given OpenTelemetry (tests pass an in-memory one). */
   public static QueueServer start(ServerConfig config, OpenTelemetry otel) {
-    QueueServer s = new QueueServer();
-    try {
-      s.boot(config, otel);
-      return s;
-    } catch (RuntimeException e) {
-      s.close();
-      throw e;
+    return builder(config).openTelemetry(otel).start();
+  }
+
+  /** A server to start with more than its configuration: its tracing, its clock. */
+  public static Builder builder(ServerConfig config) {
+    return new Builder(config);
+  }
+
+  /** What a server is started with besides its configuration. */
+  public static final class Builder {
+    private final ServerConfig config;
+    private OpenTelemetry otel;
+    private InstantSource clock = InstantSource.system();
+
+    private Builder(ServerConfig config) {
+      this.config = config;
+    }
+
+    /** Traces with this OpenTelemetry; by default one configured from the environment. */
+    public Builder openTelemetry(OpenTelemetry otel) {
+      this.otel = otel;
+      return this;
+    }
+
+    /**
+     * Reads wall-clock time from {@code clock} (the system's by default): due times of timers, what
+     * is left of a worker's sleep, webhook timestamps. Intervals are measured with {@link
+     * System#nanoTime()} whatever the clock, and the database keeps its own.
+     */
+    public Builder clock(InstantSource clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    public QueueServer start() {
+      QueueServer s = new QueueServer();
+      try {
+        s.boot(config, otel != null ? otel : Tracing.fromEnvironment(System.getenv()), clock);
+        return s;
+      } catch (RuntimeException e) {
+        s.close();
+        throw e;
+      }
     }
   }
 
-  private void boot(ServerConfig config, OpenTelemetry otel) {
-    Tracing tracing = new Tracing(otel);
-    if (config.databaseUrl().isPresent()) {
-      connectionInfo =
-          ConnectionInfo.parse(
-              config.databaseUrl().get(), config.databaseUser(), config.databasePassword());
-    } else {
-      EmbeddedDatabase embedded =
-          EmbeddedDatabase.start(config.dataDir(), config.embeddedPostgresPort());
-      closeables.add(embedded);
-      connectionInfo =
-          new ConnectionInfo(
-              embedded.jdbcUrl(),
-              java.util.Optional.of("postgres"),
-              java.util.Optional.of("postgres"));
-    }
-    HikariDataSource pool = Pool.open(connectionInfo, config.poolSize());
-    closeables.add(pool);
-    try {
-      new Migrator(pool).migrate();
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
-    }
+  private void boot(ServerConfig config, OpenTelemetry otel, InstantSource clock) {
+    HikariDataSource pool = openDatabase(config);
     Sql sql = new Sql(pool);
 
     ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, daemon("scheduler"));
@@ -120,8 +139,8 @@ public final class QueueServer implements AutoCloseable {
 
     QueueStore queues = new QueueStore(sql);
     Waiters waiters = new Waiters();
-    Timers timers = new Timers(scheduler, waiters::wakeOne);
-    LongPoll longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt);
+    Timers timers = new Timers(scheduler, waiters::wakeOne, clock);
+    LongPoll longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
     HttpDelivery delivery =
         new HttpDelivery(
             sql,
@@ -129,10 +148,11 @@ public final class QueueServer implements AutoCloseable {
                 config.deliveryMaxAttempts(),
                 Duration.ofMillis(config.deliveryTimeoutMs()),
                 Duration.ofMillis(config.deliveryBackoffMs())),
-            scheduler);
+            scheduler,
+            clock);
     closeables.add(delivery);
 
-    wakeups =
+    Wakeups wakeups =
         new Wakeups(
             connectionInfo,
             queue -> {
@@ -158,70 +178,67 @@ public final class QueueServer implements AutoCloseable {
           "WORKFLOWS_API_TOKENS is not set: any bearer token is accepted (presence-only mode);"
               + " put the server behind a trusted proxy or set tokens");
     }
-    HealthRoutes health = new HealthRoutes(sql, wakeups::connected);
-    QueueRoutes queueRoutes = new QueueRoutes(queues);
-    MessageRoutes messageRoutes = new MessageRoutes(queues, longPoll, timers);
-    TopicRoutes topicRoutes = new TopicRoutes(new TopicStore(sql), delivery::nudge);
-    WorkflowStore workflows = new WorkflowStore(sql, config.maxRetentionDays());
     Metrics metrics = new Metrics(sql, pool, waiters::waiting);
     WorkflowEvents events = metrics;
-    Sweeper sweeper =
-        new Sweeper(
-            pool,
-            SweeperConfig.defaults().withInterval(Duration.ofMillis(config.sweeperIntervalMs())),
-            metrics);
-    closeables.add(sweeper);
-    WorkflowRoutes workflowRoutes =
-        new WorkflowRoutes(workflows, new HandedStarts(workflows, longPoll), events, tracing);
-    WorkerRoutes workerRoutes = new WorkerRoutes(workflows, longPoll, timers, events, tracing);
-    this.workerRoutes = workerRoutes;
+    Retention retention =
+        new Retention(pool, Duration.ofMillis(config.sweeperIntervalMs()), metrics);
+    closeables.add(retention);
 
-    app =
-        Javalin.create(
-            cfg -> {
-              cfg.startup.showJavalinBanner = false;
-              cfg.http.maxRequestSize = config.maxBodyBytes();
-              cfg.http.asyncTimeout = 45_000;
-              // Javalin copies every result into the response through a buffer of this size, new
-              // for each response: Jetty's output buffer size (32 KiB) unless set. The answers of
-              // the worker protocol are a few hundred bytes, and at a moderate load that buffer
-              // was a quarter of all the bytes a server, two workers and a load generator in one
-              // JVM allocated. Bodies over it are copied in more pieces, and it stays over the
-              // size from which Javalin compresses (1,500 bytes), so what is compressed does not
-              // change.
-              cfg.http.responseBufferSize = RESPONSE_COPY_BUFFER;
-              cfg.jetty.port = config.port();
-              cfg.jetty.modifyServer(
-                  server -> {
-                    server.setErrorHandler(new JettyProblems());
-                    IdleConnections.outlast(server, LongPoll.MAX_WAIT);
-                  });
-              // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
-              // bytes: 1,024 by default, 96 KiB for every open connection once it has served a
-              // request, and a long-poll client holds its connection open. 1,000 waiting polls
-              // held 96 MiB of it; a worker's repeated headers fit in a quarter of that.
-              cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(HEADER_CACHE));
-              Problems.install(cfg);
-              RouteTemplates templates = new RouteTemplates(() -> app);
-              RequestHooks hooks = new RequestHooks().before(RequestIds::assign);
-              metrics.register(hooks, templates);
-              tracing.register(hooks, templates);
-              hooks.before(auth::check).after(ctx -> RequestIds.clear());
-              hooks.install(cfg.routes);
-              // Javalin tries a request's path against the routes of its method in the order they
-              // were added: the worker protocol's and the runs' routes, the busiest, go first.
-              workerRoutes.register(cfg.routes);
-              workflowRoutes.register(cfg.routes);
-              health.register(cfg.routes);
-              metrics.register(cfg.routes);
-              queueRoutes.register(cfg.routes);
-              messageRoutes.register(cfg.routes);
-              topicRoutes.register(cfg.routes);
-            });
-    app.start();
+    Tracing tracing = new Tracing(otel);
+    RunSpans spans = new RunSpans(otel);
+    RunStore runs = new RunStore(sql, config.maxRetentionDays());
+    TaskStore tasks = new TaskStore(sql);
+    VersionRegistry versions = new VersionRegistry(tasks);
+    RunEnds runEnds = new RunEnds(events, spans);
+    streams = new TaskStreams(tasks, longPoll, timers, clock);
+    Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events);
+    Completions completions =
+        new Completions(tasks, timers, events, runEnds, spans, versions, clock);
+
+    StartRoutes startRoutes = new StartRoutes(starts, tracing);
+    RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
+    List<Consumer<RoutesConfig>> routes =
+        List.of(
+            // The worker protocol's and the runs' routes, the busiest, first.
+            new PollRoutes(new TaskPolls(tasks, longPoll, versions))::register,
+            new StreamRoutes(streams, versions)::register,
+            new CompletionRoutes(completions, streams, clock)::register,
+            new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
+            runRoutes::registerIndex,
+            startRoutes::register,
+            runRoutes::register,
+            new HealthRoutes(sql, wakeups::connected)::register,
+            metrics::register,
+            new QueueRoutes(queues)::register,
+            new MessageRoutes(queues, longPoll, timers, clock)::register,
+            new TopicRoutes(new TopicStore(sql), delivery::nudge)::register);
+    app = WebServer.start(config.port(), config.maxBodyBytes(), auth, metrics, tracing, routes);
     delivery.start();
-    sweeper.start(scheduler);
+    retention.start(scheduler);
     log.info("pgworkflows server listening on port {}", app.port());
+  }
+
+  /** The given database or an embedded one, migrated, and the pool onto it. */
+  private HikariDataSource openDatabase(ServerConfig config) {
+    if (config.databaseUrl().isPresent()) {
+      connectionInfo =
+          ConnectionInfo.parse(
+              config.databaseUrl().get(), config.databaseUser(), config.databasePassword());
+    } else {
+      EmbeddedDatabase embedded =
+          EmbeddedDatabase.start(config.dataDir(), config.embeddedPostgresPort());
+      closeables.add(embedded);
+      connectionInfo =
+          new ConnectionInfo(embedded.jdbcUrl(), Optional.of("postgres"), Optional.of("postgres"));
+    }
+    HikariDataSource pool = Pool.open(connectionInfo, config.poolSize());
+    closeables.add(pool);
+    try {
+      new Migrator(pool).migrate();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
+    }
+    return pool;
   }
 
   /** Every route as "METHOD /path/{param}", for checking the server against openapi.yaml. */
@@ -245,8 +262,9 @@ public final class QueueServer implements AutoCloseable {
 
   @Override
   public void close() {
-    if (workerRoutes != null) {
-      workerRoutes.endStreams();
+    if (streams != null) {
+      // Every task stream ends, so that they close before the server stops.
+      streams.endAll();
     }
     if (app != null) {
       app.stop();

@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** A small HTTP client for tests: JSON in, {@link Response} out. */
 public final class Api {
@@ -19,10 +20,18 @@ public final class Api {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
 
-  private final String base;
+  private final Supplier<String> base;
   private final String token;
 
   public Api(String base, String token) {
+    this(() -> base, token);
+  }
+
+  /**
+   * A client whose server's address is looked up at each request: one made before its server
+   * started (a static field beside the server's extension) works once it has.
+   */
+  public Api(Supplier<String> base, String token) {
     this.base = base;
     this.token = token;
   }
@@ -96,7 +105,7 @@ public final class Api {
                   ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
                   : body instanceof byte[] b ? b : JSON.writeValueAsBytes(body);
       HttpRequest.Builder req =
-          HttpRequest.newBuilder(URI.create(base + path))
+          HttpRequest.newBuilder(URI.create(base.get() + path))
               .timeout(Duration.ofSeconds(60))
               .method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
       if (body != null) {

@@ -2,30 +2,29 @@ package dev.pgworkflows.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Bad input gets a 4xx problem+json and changes nothing. */
+@Timeout(60)
 class BadInputTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension
+  static final ServerOnFreshDatabase server =
+      ServerOnFreshDatabase.with("WORKFLOWS_MAX_BODY_BYTES", "65536");
+
+  private static final Api api = server.api();
 
   @BeforeAll
-  static void start() {
-    server = TestServer.start(Map.of("WORKFLOWS_MAX_BODY_BYTES", "65536"));
-    api = server.api();
+  static void createTheTargetQueue() {
     api.put("/v1/queues/target", null);
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
   }
 
   private static void assertProblem(Api.Response r, int status) {

@@ -1,93 +1,32 @@
 package dev.pgworkflows.server;
 
+import static dev.pgworkflows.server.testing.WorkerClient.item;
+import static dev.pgworkflows.server.testing.WorkerClient.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** POST /v1/workflows/{name}/tasks/complete: many runs' steps in one request. */
+@Timeout(60)
 class BatchCompletionTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
-  private static long start(String wf, Object input) {
-    Api.Response r = api.post("/v1/workflows/" + wf + "/runs", Map.of("input", input));
-    assertThat(r.status()).as(r.body()).isEqualTo(201);
-    return r.json().get("runId").asLong();
-  }
-
-  /** Polls until {@code n} tasks are held; returns them by run id. */
-  private static Map<Long, JsonNode> poll(String wf, int n) {
-    Map<Long, JsonNode> byRun = new HashMap<>();
-    while (byRun.size() < n) {
-      Api.Response r =
-          api.post(
-              "/v1/workflows/" + wf + "/tasks/poll",
-              Map.of("versions", List.of(1), "max", n - byRun.size(), "waitSeconds", 5));
-      assertThat(r.status()).as(r.body()).isEqualTo(200);
-      assertThat(r.json().get("tasks")).as("tasks due").isNotEmpty();
-      for (JsonNode t : r.json().get("tasks")) {
-        byRun.put(t.get("runId").asLong(), t);
-      }
-    }
-    return byRun;
-  }
-
-  private static Map<String, Object> item(JsonNode task, Object... kv) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("runId", task.get("runId").asLong());
-    m.put("messageId", task.get("messageId").asLong());
-    m.put("receipt", task.get("receipt").asText());
-    for (int i = 0; i < kv.length; i += 2) {
-      m.put((String) kv[i], kv[i + 1]);
-    }
-    return m;
-  }
-
-  private static Map<String, Object> step(String name, Object output) {
-    return Map.of("name", name, "kind", "run", "output", output);
-  }
-
-  private static Api.Response batch(String wf, List<?> items) {
-    return api.post("/v1/workflows/" + wf + "/tasks/complete", Map.of("completions", items));
-  }
-
-  private static JsonNode run(String wf, long id) {
-    return api.get("/v1/workflows/" + wf + "/runs/" + id).json();
-  }
-
-  private static List<String> journal(String wf, long id) {
-    return api.get("/v1/workflows/" + wf + "/runs/" + id + "/steps")
-        .json()
-        .get("steps")
-        .findValuesAsText("name");
-  }
+  private static final Api api = server.api();
 
   @Test
   void eachItemIsAnsweredOnItsOwnInOrder() {
-    long inline = start("mixed", 1);
-    long finish = start("mixed", 2);
-    long sleep = start("mixed", 3);
-    long stale = start("mixed", 4);
-    Map<Long, JsonNode> t = poll("mixed", 4);
+    long inline = server.worker("mixed").start(1);
+    long finish = server.worker("mixed").start(2);
+    long sleep = server.worker("mixed").start(3);
+    long stale = server.worker("mixed").start(4);
+    Map<Long, JsonNode> t = server.worker("mixed").pollUntil(4);
 
     Map<String, Object> staleItem =
         item(t.get(stale), "step", step("a", 0), "next", Map.of("inline", true));
@@ -113,7 +52,7 @@ class BatchCompletionTest {
         Map.of("runId", 999_999, "messageId", 1, "receipt", "1", "next", Map.of("inline", true)));
     items.add(item(t.get(inline), "next", Map.of("inline", true)));
 
-    Api.Response r = batch("mixed", items);
+    Api.Response r = server.worker("mixed").completeBatch(items);
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     JsonNode res = r.json().get("results");
     assertThat(res).hasSize(6);
@@ -131,22 +70,23 @@ class BatchCompletionTest {
     assertThat(res.get(5).get("status").asInt()).isEqualTo(400);
     assertThat(res.get(5).get("detail").asText()).contains("more than once");
 
-    assertThat(journal("mixed", inline)).containsExactly("a");
-    assertThat(run("mixed", finish).get("status").asText()).isEqualTo("completed");
-    assertThat(run("mixed", finish).get("output").asText()).isEqualTo("done");
-    assertThat(journal("mixed", finish)).containsExactly("a");
-    assertThat(journal("mixed", stale)).as("a stale item changes nothing").isEmpty();
-    assertThat(run("mixed", stale).get("status").asText()).isEqualTo("running");
+    assertThat(server.worker("mixed").journal(inline)).containsExactly("a");
+    assertThat(server.worker("mixed").run(finish).get("status").asText()).isEqualTo("completed");
+    assertThat(server.worker("mixed").run(finish).get("output").asText()).isEqualTo("done");
+    assertThat(server.worker("mixed").journal(finish)).containsExactly("a");
+    assertThat(server.worker("mixed").journal(stale)).as("a stale item changes nothing").isEmpty();
+    assertThat(server.worker("mixed").run(stale).get("status").asText()).isEqualTo("running");
 
     // The inline run goes on under the new receipt; the sleeper comes back after its delay.
     Map<String, Object> next =
         item(t.get(inline), "step", step("b", 2), "result", Map.of("status", "completed"));
     next.put("receipt", newReceipt);
-    JsonNode second = batch("mixed", List.of(next)).json().get("results").get(0);
+    JsonNode second =
+        server.worker("mixed").completeBatch(List.of(next)).json().get("results").get(0);
     assertThat(second.get("outcome").asText()).isEqualTo("ok");
-    assertThat(journal("mixed", inline)).containsExactly("a", "b");
-    assertThat(run("mixed", inline).get("status").asText()).isEqualTo("completed");
-    JsonNode woke = poll("mixed", 1).get(sleep);
+    assertThat(server.worker("mixed").journal(inline)).containsExactly("a", "b");
+    assertThat(server.worker("mixed").run(inline).get("status").asText()).isEqualTo("completed");
+    JsonNode woke = server.worker("mixed").pollUntil(1).get(sleep);
     assertThat(woke).as("the sleeping run is due again").isNotNull();
     assertThat(woke.get("reason").asText()).isEqualTo("resume");
     assertThat(woke.get("journal").findValuesAsText("name")).containsExactly("nap");
@@ -154,21 +94,22 @@ class BatchCompletionTest {
 
   @Test
   void aMalformedItemCostsOnlyItself() {
-    long good = start("partly", 1);
-    long bad = start("partly", 2);
-    Map<Long, JsonNode> t = poll("partly", 2);
+    long good = server.worker("partly").start(1);
+    long bad = server.worker("partly").start(2);
+    Map<Long, JsonNode> t = server.worker("partly").pollUntil(2);
     Api.Response r =
-        batch(
-            "partly",
-            List.of(
-                item(t.get(good), "step", step("fine", 1), "next", Map.of("inline", true)),
-                item(
-                    t.get(bad),
-                    "step",
-                    step("no spaces allowed", 1),
-                    "next",
-                    Map.of("inline", true)),
-                item(t.get(bad), "result", Map.of("status", "exploded"))));
+        server
+            .worker("partly")
+            .completeBatch(
+                List.of(
+                    item(t.get(good), "step", step("fine", 1), "next", Map.of("inline", true)),
+                    item(
+                        t.get(bad),
+                        "step",
+                        step("no spaces allowed", 1),
+                        "next",
+                        Map.of("inline", true)),
+                    item(t.get(bad), "result", Map.of("status", "exploded"))));
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     JsonNode res = r.json().get("results");
     assertThat(res.get(0).get("outcome").asText()).isEqualTo("ok");
@@ -176,28 +117,32 @@ class BatchCompletionTest {
     assertThat(res.get(1).get("status").asInt()).isEqualTo(400);
     assertThat(res.get(1).get("detail").asText()).contains("step name");
     assertThat(res.get(2).get("outcome").asText()).isEqualTo("rejected");
-    assertThat(journal("partly", good)).containsExactly("fine");
-    assertThat(journal("partly", bad)).isEmpty();
-    assertThat(run("partly", bad).get("status").asText()).isEqualTo("running");
+    assertThat(server.worker("partly").journal(good)).containsExactly("fine");
+    assertThat(server.worker("partly").journal(bad)).isEmpty();
+    assertThat(server.worker("partly").run(bad).get("status").asText()).isEqualTo("running");
   }
 
   @Test
   void aStepJournaledAlreadyIsADuplicateAndOnlyAcks() {
-    long id = start("twice", 1);
-    long other = start("twice", 2);
-    Map<Long, JsonNode> t = poll("twice", 2);
+    long id = server.worker("twice").start(1);
+    long other = server.worker("twice").start(2);
+    Map<Long, JsonNode> t = server.worker("twice").pollUntil(2);
     JsonNode task = t.get(id);
     // Alone (the single-run path) and together with another run (the set-based path).
     JsonNode first =
-        batch("twice", List.of(item(task, "step", step("a", 1), "next", Map.of("inline", true))))
+        server
+            .worker("twice")
+            .completeBatch(
+                List.of(item(task, "step", step("a", 1), "next", Map.of("inline", true))))
             .json()
             .get("results")
             .get(0);
     Map<String, Object> again = item(task, "step", step("a", 1), "next", Map.of("inline", true));
     again.put("receipt", first.get("receipt").asText());
     JsonNode res =
-        batch(
-                "twice",
+        server
+            .worker("twice")
+            .completeBatch(
                 List.of(
                     again,
                     item(t.get(other), "step", step("a", 2), "next", Map.of("inline", true))))
@@ -205,17 +150,20 @@ class BatchCompletionTest {
             .get("results");
     assertThat(res.get(0).get("outcome").asText()).isEqualTo("duplicate");
     assertThat(res.get(1).get("outcome").asText()).isEqualTo("ok");
-    assertThat(journal("twice", id)).containsExactly("a");
-    assertThat(journal("twice", other)).containsExactly("a");
+    assertThat(server.worker("twice").journal(id)).containsExactly("a");
+    assertThat(server.worker("twice").journal(other)).containsExactly("a");
     JsonNode alone =
-        batch("twice", List.of(Map.of("runId", 999_999, "messageId", 1, "receipt", "1")))
+        server
+            .worker("twice")
+            .completeBatch(List.of(Map.of("runId", 999_999, "messageId", 1, "receipt", "1")))
             .json()
             .get("results")
             .get(0);
     assertThat(alone.get("outcome").asText()).isEqualTo("rejected");
     JsonNode missing =
-        batch(
-                "twice",
+        server
+            .worker("twice")
+            .completeBatch(
                 List.of(
                     Map.of(
                         "runId",
@@ -234,21 +182,16 @@ class BatchCompletionTest {
 
   @Test
   void aBadBatchIsRefusedWhole() {
-    start("whole", 1);
-    assertThat(batch("whole", List.of()).status()).isEqualTo(400);
+    server.worker("whole").start(1);
+    assertThat(server.worker("whole").completeBatch(List.of()).status()).isEqualTo(400);
     List<Object> many = new ArrayList<>();
     for (int i = 0; i < 101; i++) {
       many.add(Map.of("runId", i + 1, "messageId", 1, "receipt", "1", "next", Map.of()));
     }
-    Api.Response tooMany = batch("whole", many);
+    Api.Response tooMany = server.worker("whole").completeBatch(many);
     assertThat(tooMany.status()).isEqualTo(400);
     assertThat(tooMany.isProblem()).isTrue();
     assertThat(api.post("/v1/workflows/whole/tasks/complete", Map.of()).status()).isEqualTo(400);
-  }
-
-  private static Api.Response batch(String wf, List<?> items, Map<String, Object> take) {
-    return api.post(
-        "/v1/workflows/" + wf + "/tasks/complete", Map.of("completions", items, "take", take));
   }
 
   /**
@@ -259,10 +202,10 @@ class BatchCompletionTest {
    */
   @Test
   void aBatchTakesTasksForTheSlotsItFrees() {
-    long first = start("takes", 1);
-    JsonNode task = poll("takes", 1).get(first);
-    long second = start("takes", 2);
-    long third = start("takes", 3);
+    long first = server.worker("takes").start(1);
+    JsonNode task = server.worker("takes").pollUntil(1).get(first);
+    long second = server.worker("takes").start(2);
+    long third = server.worker("takes").start(3);
     Map<String, Object> finish =
         item(task, "step", step("a", 1), "result", Map.of("status", "completed", "output", 1));
 
@@ -276,19 +219,21 @@ class BatchCompletionTest {
             Map.of("versions", List.of(1), "leaseSeconds", 0),
             Map.of("versions", List.of(1), "leaseSeconds", 43201),
             Map.of("versions", List.of(1), "unknown", 1))) {
-      Api.Response r = batch("takes", List.of(finish), bad);
+      Api.Response r = server.worker("takes").completeBatch(List.of(finish), bad);
       assertThat(r.status()).as("%s: %s", bad, r.body()).isEqualTo(400);
       assertThat(r.isProblem()).isTrue();
     }
-    assertThat(run("takes", first).get("status").asText()).isEqualTo("running");
-    assertThat(journal("takes", first)).isEmpty();
+    assertThat(server.worker("takes").run(first).get("status").asText()).isEqualTo("running");
+    assertThat(server.worker("takes").journal(first)).isEmpty();
 
     Api.Response r =
-        batch(
-            "takes", List.of(finish), Map.of("versions", List.of(1), "max", 1, "leaseSeconds", 30));
+        server
+            .worker("takes")
+            .completeBatch(
+                List.of(finish), Map.of("versions", List.of(1), "max", 1, "leaseSeconds", 30));
     assertThat(r.status()).as(r.body()).isEqualTo(200);
     assertThat(r.json().get("results").get(0).get("outcome").asText()).isEqualTo("ok");
-    assertThat(run("takes", first).get("status").asText()).isEqualTo("completed");
+    assertThat(server.worker("takes").run(first).get("status").asText()).isEqualTo("completed");
     JsonNode tasks = r.json().get("tasks");
     assertThat(tasks).hasSize(1);
     JsonNode taken = tasks.get(0);
@@ -305,25 +250,23 @@ class BatchCompletionTest {
 
     // The taken task's receipt holds the lease; a take for versions no run has takes nothing.
     Api.Response next =
-        batch(
-            "takes",
-            List.of(item(taken, "step", step("a", 2), "next", Map.of("inline", true))),
-            Map.of("versions", List.of(7)));
+        server
+            .worker("takes")
+            .completeBatch(
+                List.of(item(taken, "step", step("a", 2), "next", Map.of("inline", true))),
+                Map.of("versions", List.of(7)));
     assertThat(next.status()).as(next.body()).isEqualTo(200);
     assertThat(next.json().get("results").get(0).get("outcome").asText()).isEqualTo("ok");
     assertThat(next.json().get("tasks")).isEmpty();
-    assertThat(journal("takes", takenRun)).containsExactly("a");
+    assertThat(server.worker("takes").journal(takenRun)).containsExactly("a");
   }
 
   /** A sleep step completed on the single-run route with {@code next}. */
   private static Api.Response sleep(String wf, long id, JsonNode task, Map<String, Object> next) {
-    return api.post(
-        "/v1/workflows/" + wf + "/runs/" + id + "/complete",
-        Map.of(
-            "messageId", task.get("messageId").asLong(),
-            "receipt", task.get("receipt").asText(),
-            "step", Map.of("name", "nap", "kind", "sleep"),
-            "next", next));
+    assertThat(task.get("runId").asLong()).isEqualTo(id);
+    return server
+        .worker(wf)
+        .complete(task, Map.of("step", Map.of("name", "nap", "kind", "sleep"), "next", next));
   }
 
   /**
@@ -333,8 +276,8 @@ class BatchCompletionTest {
    */
   @Test
   void aSleepEndsAtItsUntil() {
-    long id = start("until", 1);
-    JsonNode task = poll("until", 1).get(id);
+    long id = server.worker("until").start(1);
+    JsonNode task = server.worker("until").pollUntil(1).get(id);
 
     Api.Response noDelay =
         sleep("until", id, task, Map.of("until", java.time.Instant.now().toString()));
@@ -343,7 +286,7 @@ class BatchCompletionTest {
     Api.Response garbled =
         sleep("until", id, task, Map.of("delayMs", 1000, "until", "after lunch"));
     assertThat(garbled.status()).as(garbled.body()).isEqualTo(400);
-    assertThat(journal("until", id)).isEmpty();
+    assertThat(server.worker("until").journal(id)).isEmpty();
 
     // An hour by delayMs, but the worker's clock ends it 300 ms from now.
     long t0 = System.nanoTime();
@@ -356,8 +299,8 @@ class BatchCompletionTest {
                 "delayMs", 3_600_000, "until", java.time.Instant.now().plusMillis(300).toString()));
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
     assertThat(ok.json().get("outcome").asText()).isEqualTo("ok");
-    assertThat(journal("until", id)).containsExactly("nap");
-    JsonNode resumed = poll("until", 1).get(id);
+    assertThat(server.worker("until").journal(id)).containsExactly("nap");
+    JsonNode resumed = server.worker("until").pollUntil(1).get(id);
     double waitedMs = (System.nanoTime() - t0) / 1e6;
     assertThat(resumed.get("reason").asText()).isEqualTo("resume");
     assertThat(waitedMs).isBetween(250.0, 5_000.0);
@@ -368,8 +311,8 @@ class BatchCompletionTest {
    */
   @Test
   void anUntilBeyondTheDelayWaitsTheDelay() {
-    long id = start("until-far", 1);
-    JsonNode task = poll("until-far", 1).get(id);
+    long id = server.worker("until-far").start(1);
+    JsonNode task = server.worker("until-far").pollUntil(1).get(id);
     Api.Response beyond =
         sleep(
             "until-far", id, task, Map.of("delayMs", 300, "until", "+1000000000-12-31T23:59:59Z"));
@@ -379,7 +322,7 @@ class BatchCompletionTest {
     Api.Response ok =
         sleep("until-far", id, task, Map.of("delayMs", 300, "until", "9999-12-31T23:59:59Z"));
     assertThat(ok.status()).as(ok.body()).isEqualTo(200);
-    assertThat(poll("until-far", 1)).containsKey(id);
+    assertThat(server.worker("until-far").pollUntil(1)).containsKey(id);
     assertThat((System.nanoTime() - t0) / 1e6).isBetween(250.0, 5_000.0);
   }
 }

@@ -2,35 +2,29 @@ package dev.pgworkflows.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Long polls wake on sends, on delayed messages coming due, across servers, and after the LISTEN
  * connection is killed. Bounds are generous: these prove wake-ups happen, the benchmark times them.
  */
+@Timeout(120)
 class LongPollTest {
-  private static TestServer server;
-  private static Api api;
+  // A slow fallback poll, so a pass here is owed to NOTIFY or a timer, not to polling.
+  @RegisterExtension
+  static final ServerOnFreshDatabase server =
+      ServerOnFreshDatabase.with("WORKFLOWS_FALLBACK_POLL_MS", "600000");
 
-  @BeforeAll
-  static void start() {
-    // A slow fallback poll, so a pass here is owed to NOTIFY or a timer, not to polling.
-    server = TestServer.start(Map.of("WORKFLOWS_FALLBACK_POLL_MS", "600000"));
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  private static final Api api = server.api();
 
   private static CompletableFuture<Api.Response> waitingReceive(
       Api client, String queue, int seconds) {

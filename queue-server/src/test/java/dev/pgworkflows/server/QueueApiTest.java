@@ -2,26 +2,18 @@ package dev.pgworkflows.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+@Timeout(60)
 class QueueApiTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  private static final Api api = server.api();
 
   @Test
   void createGetListAndDropAQueue() {

@@ -3,30 +3,22 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** POST /v1/workflows/{name}/runs/batch: many starts in one request. */
+@Timeout(60)
 class StartBatchTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  private static final Api api = server.api();
 
   private static Api.Response batch(String wf, List<?> runs) {
     return api.post("/v1/workflows/" + wf + "/runs/batch", Map.of("runs", runs));

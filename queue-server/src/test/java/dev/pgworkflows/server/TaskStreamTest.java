@@ -3,6 +3,7 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,33 +20,31 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Task streams over real HTTP: a stream carries as many tasks as the worker has free slots, a slot
  * report on a write frees room for more, a start is handed to a waiting stream, an ended stream
  * closes, and bad input is refused without changing anything.
  */
+@Timeout(120)
 class TaskStreamTest {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private static final ExecutorService READERS = Executors.newCachedThreadPool();
 
-  private static TestServer server;
-  private static Api api;
+  // A slow fallback tick, so nothing here is found by it.
+  @RegisterExtension
+  static final ServerOnFreshDatabase server =
+      ServerOnFreshDatabase.with("WORKFLOWS_FALLBACK_POLL_MS", "600000");
 
-  @BeforeAll
-  static void start() {
-    // A slow fallback tick, so nothing here is found by it.
-    server = TestServer.start(Map.of("WORKFLOWS_FALLBACK_POLL_MS", "600000"));
-    api = server.api();
-  }
+  private static final Api api = server.api();
 
   @AfterAll
-  static void stop() {
+  static void stopReaders() {
     READERS.shutdownNow();
-    server.close();
   }
 
   /** An open stream: its id, its lines as they come, and how many blank lines came. */

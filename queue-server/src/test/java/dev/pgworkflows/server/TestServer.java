@@ -1,11 +1,15 @@
 package dev.pgworkflows.server;
 
 import dev.pgworkflows.testing.TestDatabase;
+import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 
 /** A live server on a random port over a fresh test database. */
 public final class TestServer implements AutoCloseable {
+  /** The bearer token {@link #api()} sends. */
+  public static final String TOKEN = "test-token";
+
   private final QueueServer server;
   private final TestDatabase db;
 
@@ -24,13 +28,18 @@ public final class TestServer implements AutoCloseable {
 
   /** A server on an existing database, e.g. a second server sharing the first one's. */
   public static TestServer start(TestDatabase db, Map<String, String> env) {
+    return start(db, env, InstantSource.system());
+  }
+
+  /** A server on an existing database that reads wall-clock time from {@code clock}. */
+  public static TestServer start(TestDatabase db, Map<String, String> env, InstantSource clock) {
     Map<String, String> all = new HashMap<>();
     all.put("WORKFLOWS_PORT", "0");
     all.put("WORKFLOWS_DB_POOL_SIZE", "8");
     all.putAll(env);
     ServerConfig config =
         ServerConfig.from(all).withDatabase(db.jdbcUrl(), db.user(), db.password());
-    return new TestServer(QueueServer.start(config), db);
+    return new TestServer(QueueServer.builder(config).clock(clock).start(), db);
   }
 
   public String url() {
@@ -46,7 +55,7 @@ public final class TestServer implements AutoCloseable {
   }
 
   public Api api() {
-    return new Api(url(), "test-token");
+    return new Api(url(), TOKEN);
   }
 
   @Override

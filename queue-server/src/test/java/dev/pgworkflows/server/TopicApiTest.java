@@ -3,7 +3,8 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.pgworkflows.server.internal.topic.Signatures;
+import dev.pgworkflows.server.internal.maintenance.Signatures;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -12,24 +13,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+@Timeout(60)
 class TopicApiTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension
+  static final ServerOnFreshDatabase server =
+      ServerOnFreshDatabase.with("WORKFLOWS_DELIVERY_BACKOFF_MS", "50");
 
-  @BeforeAll
-  static void start() {
-    server = TestServer.start(Map.of("WORKFLOWS_DELIVERY_BACKOFF_MS", "50"));
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  private static final Api api = server.api();
 
   @Test
   void patternsFanOutToQueuesInOnePublish() {

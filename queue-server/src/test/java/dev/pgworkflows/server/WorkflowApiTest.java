@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -13,55 +14,21 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The /v1/workflows routes and the worker protocol, driven over HTTP as a worker would. */
+@Timeout(120)
 class WorkflowApiTest {
-  private static TestServer server;
-  private static Api api;
+  @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
-  private static long start(String wf, Object input) {
-    Api.Response r = api.post("/v1/workflows/" + wf + "/runs", Map.of("input", input));
-    assertThat(r.status()).as(r.body()).isEqualTo(201);
-    return r.json().get("runId").asLong();
-  }
-
-  private static JsonNode pollOne(String wf) {
-    Api.Response r =
-        api.post(
-            "/v1/workflows/" + wf + "/tasks/poll",
-            Map.of("versions", List.of(1), "waitSeconds", 5));
-    assertThat(r.status()).as(r.body()).isEqualTo(200);
-    assertThat(r.json().get("tasks")).hasSize(1);
-    return r.json().get("tasks").get(0);
-  }
-
-  private static Api.Response complete(String wf, JsonNode task, Map<String, Object> extra) {
-    Map<String, Object> body = new java.util.LinkedHashMap<>();
-    body.put("messageId", task.get("messageId").asLong());
-    body.put("receipt", task.get("receipt").asText());
-    body.putAll(extra);
-    return api.post(
-        "/v1/workflows/" + wf + "/runs/" + task.get("runId").asLong() + "/complete", body);
-  }
+  private static final Api api = server.api();
 
   @Test
   void aRunGoesFromStartThroughInlineStepsToCompletion() {
-    long run = start("flow", Map.of("n", 1));
-    JsonNode task = pollOne("flow");
+    long run = server.worker("flow").start(Map.of("n", 1));
+    JsonNode task = server.worker("flow").pollOne();
     assertThat(task.get("runId").asLong()).isEqualTo(run);
     assertThat(task.get("reason").asText()).isEqualTo("start");
     assertThat(task.get("attempt").asInt()).isEqualTo(1);
@@ -69,14 +36,15 @@ class WorkflowApiTest {
     assertThat(task.get("journal")).isEmpty();
 
     Api.Response first =
-        complete(
-            "flow",
-            task,
-            Map.of(
-                "step",
-                Map.of("name", "a", "kind", "run", "output", 1),
-                "next",
-                Map.of("inline", true)));
+        server
+            .worker("flow")
+            .complete(
+                task,
+                Map.of(
+                    "step",
+                    Map.of("name", "a", "kind", "run", "output", 1),
+                    "next",
+                    Map.of("inline", true)));
     assertThat(first.json().get("outcome").asText()).isEqualTo("ok");
     // The lease is fresh: kept as it is, under the same receipt.
     String receipt = first.json().get("receipt").asText();
@@ -84,28 +52,30 @@ class WorkflowApiTest {
 
     // The worker's retry of a completion that went through changes nothing.
     Api.Response again =
-        complete(
-            "flow",
-            task,
-            Map.of(
-                "step",
-                Map.of("name", "a", "kind", "run", "output", 1),
-                "next",
-                Map.of("inline", true)));
+        server
+            .worker("flow")
+            .complete(
+                task,
+                Map.of(
+                    "step",
+                    Map.of("name", "a", "kind", "run", "output", 1),
+                    "next",
+                    Map.of("inline", true)));
     assertThat(again.json().get("outcome").asText()).isEqualTo("duplicate");
 
     // A receipt that does not hold the lease changes nothing either.
     ObjectNode other = task.deepCopy();
     other.put("receipt", Long.toString(Long.parseLong(receipt) + 1));
     Api.Response stale =
-        complete(
-            "flow",
-            other,
-            Map.of(
-                "step",
-                Map.of("name", "b", "kind", "run", "output", 2),
-                "next",
-                Map.of("inline", true)));
+        server
+            .worker("flow")
+            .complete(
+                other,
+                Map.of(
+                    "step",
+                    Map.of("name", "b", "kind", "run", "output", 2),
+                    "next",
+                    Map.of("inline", true)));
     assertThat(stale.json().get("outcome").asText()).isEqualTo("stale");
 
     Map<String, Object> done = new java.util.LinkedHashMap<>();
@@ -159,23 +129,24 @@ class WorkflowApiTest {
 
   @Test
   void signalsAreDeliveredOnlyToAMatchingWaitAndOnlyOnce() throws Exception {
-    long run = start("sig", Map.of());
+    long run = server.worker("sig").start(Map.of());
     Api.Response early =
         api.post("/v1/workflows/sig/runs/" + run + "/signals/approve", Map.of("ok", true));
     assertThat(early.json().get("delivered").asBoolean()).isFalse();
     assertThat(early.json().get("reason").asText()).isEqualTo("not waiting for that event");
 
-    JsonNode task = pollOne("sig");
-    complete(
-        "sig",
-        task,
-        Map.of(
-            "next",
+    JsonNode task = server.worker("sig").pollOne();
+    server
+        .worker("sig")
+        .complete(
+            task,
             Map.of(
-                "delayMs",
-                600_000,
-                "wait",
-                Map.of("step", "approve", "event", "approve", "match", Map.of("team", "a")))));
+                "next",
+                Map.of(
+                    "delayMs",
+                    600_000,
+                    "wait",
+                    Map.of("step", "approve", "event", "approve", "match", Map.of("team", "a")))));
     assertThat(
             api.get("/v1/workflows/sig/runs/" + run).json().get("waitingFor").get("event").asText())
         .isEqualTo("approve");
@@ -204,20 +175,21 @@ class WorkflowApiTest {
     } finally {
       pool.shutdownNow();
     }
-    JsonNode resumed = pollOne("sig");
+    JsonNode resumed = server.worker("sig").pollOne();
     assertThat(resumed.get("reason").asText()).isEqualTo("signal");
     assertThat(resumed.get("journal").get(0).get("output").get("by").asText()).isEqualTo("x");
   }
 
   @Test
   void aWaitTimesOutIntoATimeoutResult() throws Exception {
-    long run = start("tmo", Map.of());
-    JsonNode task = pollOne("tmo");
-    complete(
-        "tmo",
-        task,
-        Map.of("next", Map.of("delayMs", 200, "wait", Map.of("step", "w", "event", "w"))));
-    JsonNode resumed = pollOne("tmo");
+    long run = server.worker("tmo").start(Map.of());
+    JsonNode task = server.worker("tmo").pollOne();
+    server
+        .worker("tmo")
+        .complete(
+            task,
+            Map.of("next", Map.of("delayMs", 200, "wait", Map.of("step", "w", "event", "w"))));
+    JsonNode resumed = server.worker("tmo").pollOne();
     assertThat(resumed.get("reason").asText()).isEqualTo("timeout");
     assertThat(resumed.get("journal").get(0).get("timedOut").asBoolean()).isTrue();
     assertThat(
@@ -230,19 +202,20 @@ class WorkflowApiTest {
 
   @Test
   void cancelDuringAStepLeavesTheRunCancelledAndTheLateCompletionOnlyAcks() {
-    long run = start("cnl", Map.of());
-    JsonNode task = pollOne("cnl");
+    long run = server.worker("cnl").start(Map.of());
+    JsonNode task = server.worker("cnl").pollOne();
     Api.Response cancel = api.delete("/v1/workflows/cnl/runs/" + run);
     assertThat(cancel.json().get("cancelled").asBoolean()).isTrue();
     Api.Response late =
-        complete(
-            "cnl",
-            task,
-            Map.of(
-                "step",
-                Map.of("name", "s", "kind", "run", "output", 1),
-                "result",
-                Map.of("status", "completed")));
+        server
+            .worker("cnl")
+            .complete(
+                task,
+                Map.of(
+                    "step",
+                    Map.of("name", "s", "kind", "run", "output", 1),
+                    "result",
+                    Map.of("status", "completed")));
     assertThat(late.json().get("outcome").asText()).isEqualTo("not_running");
     JsonNode got = api.get("/v1/workflows/cnl/runs/" + run).json();
     assertThat(got.get("status").asText()).isEqualTo("cancelled");
@@ -254,19 +227,20 @@ class WorkflowApiTest {
 
   @Test
   void anInlineCompletionAfterACancelOnlyAcksToo() {
-    long run = start("cni", Map.of());
-    JsonNode task = pollOne("cni");
+    long run = server.worker("cni").start(Map.of());
+    JsonNode task = server.worker("cni").pollOne();
     assertThat(api.delete("/v1/workflows/cni/runs/" + run).json().get("cancelled").asBoolean())
         .isTrue();
     Api.Response late =
-        complete(
-            "cni",
-            task,
-            Map.of(
-                "step",
-                Map.of("name", "s", "kind", "run", "output", 1),
-                "next",
-                Map.of("inline", true)));
+        server
+            .worker("cni")
+            .complete(
+                task,
+                Map.of(
+                    "step",
+                    Map.of("name", "s", "kind", "run", "output", 1),
+                    "next",
+                    Map.of("inline", true)));
     assertThat(late.json().get("outcome").asText()).isEqualTo("not_running");
     assertThat(api.get("/v1/workflows/cni/runs/" + run).json().get("status").asText())
         .isEqualTo("cancelled");
@@ -276,8 +250,8 @@ class WorkflowApiTest {
 
   @Test
   void retryLaterHidesTheTaskAndCountsTheAttempt() {
-    long run = start("rty", Map.of());
-    JsonNode task = pollOne("rty");
+    long run = server.worker("rty").start(Map.of());
+    JsonNode task = server.worker("rty").pollOne();
     Api.Response r =
         api.post(
             "/v1/workflows/rty/runs/" + run + "/retry",
@@ -289,7 +263,7 @@ class WorkflowApiTest {
                 "delayMs",
                 100));
     assertThat(r.json().get("outcome").asText()).isEqualTo("ok");
-    JsonNode again = pollOne("rty");
+    JsonNode again = server.worker("rty").pollOne();
     assertThat(again.get("attempt").asInt()).isEqualTo(2);
     Api.Response lease =
         api.post(
@@ -318,7 +292,7 @@ class WorkflowApiTest {
   @Test
   void listFiltersByStatusTimeAndInputWithStablePagination() {
     for (int i = 0; i < 7; i++) {
-      start("lst", Map.of("customer", Map.of("id", i % 2), "n", i));
+      server.worker("lst").start(Map.of("customer", Map.of("id", i % 2), "n", i));
     }
     JsonNode filtered = api.get("/v1/workflows/lst/runs?input.customer.id=1").json().get("runs");
     assertThat(filtered).hasSize(3);
@@ -334,7 +308,7 @@ class WorkflowApiTest {
       for (JsonNode r : page.json().get("runs")) {
         seen.add(r.get("runId").asLong());
       }
-      start("lst", Map.of("inserted", "while paging"));
+      server.worker("lst").start(Map.of("inserted", "while paging"));
       if (!page.json().has("nextCursor")) {
         break;
       }

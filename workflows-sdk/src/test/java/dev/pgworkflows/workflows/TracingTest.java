@@ -30,12 +30,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * One run reads as one trace: the server's workflow.run span is the parent of the worker's step
  * spans, HTTP server spans of the worker's calls are children of the step spans, and signals get a
  * workflow.signal span.
  */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TracingTest {
 
   /** OpenTelemetry that keeps finished spans in {@code exporter}, with the server's trace ids. */
@@ -43,7 +45,7 @@ class TracingTest {
     return OpenTelemetrySdk.builder()
         .setTracerProvider(
             SdkTracerProvider.builder()
-                .setIdGenerator(dev.pgworkflows.server.internal.tracing.Tracing.ID_GENERATOR)
+                .setIdGenerator(dev.pgworkflows.server.internal.telemetry.Tracing.ID_GENERATOR)
                 .addSpanProcessor(SimpleSpanProcessor.create(exporter))
                 .build())
         .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))

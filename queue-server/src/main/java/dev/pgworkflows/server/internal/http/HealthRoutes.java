@@ -1,6 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.db.Sql;
+import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.sql.Migrations;
 import dev.pgworkflows.sql.Migrator;
 import io.javalin.config.RoutesConfig;
@@ -27,7 +27,7 @@ public final class HealthRoutes {
   }
 
   public void register(RoutesConfig routes) {
-    routes.get("/healthz", ctx -> Json.respond(ctx, 200, Map.of("status", "ok")));
+    routes.get("/healthz", ctx -> JsonBodies.respond(ctx, 200, Map.of("status", "ok")));
     routes.get("/readyz", this::ready);
     routes.get(
         "/openapi.yaml",
@@ -49,10 +49,10 @@ public final class HealthRoutes {
       body.put("schemaVersion", actual);
       boolean ok = actual == expected;
       body.put("status", ok ? "ready" : "schema version mismatch");
-      Json.respond(ctx, ok ? 200 : 503, body);
+      JsonBodies.respond(ctx, ok ? 200 : 503, body);
     } catch (SQLException | RuntimeException e) {
       body.put("status", "database unreachable: " + e.getMessage());
-      Json.respond(ctx, 503, body);
+      JsonBodies.respond(ctx, 503, body);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.protocol.Problem;
+import dev.pgworkflows.server.internal.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
@@ -28,8 +30,7 @@ public final class JettyProblems extends ErrorHandler {
           case 400 -> "the request is malformed";
           default -> message == null ? "the request could not be handled" : message;
         };
-    String body =
-        Json.write(new Problems.Problem("about:blank", "Error " + code, code, detail, null, null));
+    String body = Json.write(new Problem("about:blank", "Error " + code, code, detail, null, null));
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
     response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
   }

@@ -1,24 +1,39 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.protocol.Names;
 import io.javalin.http.Context;
-import java.util.regex.Pattern;
 
 /** Path and query parameters, validated before anything reaches the database. */
 public final class Params {
-  private static final Pattern QUEUE = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,47}");
-
   private Params() {}
 
   /** The {queue} path parameter: checked here and again by the SQL functions. */
   public static String queue(Context ctx) {
     String name = ctx.pathParam("queue");
-    if (!QUEUE.matcher(name).matches()) {
+    if (!Names.isQueueName(name)) {
       throw ApiException.badRequest(
           "queue",
           "queue name must be 1 to 48 characters of a-z, 0-9, \"_\" and \"-\", not starting"
               + " with \"-\"");
     }
     return name;
+  }
+
+  /** The {name} path parameter of the workflow routes: checked here and again in SQL. */
+  public static String workflow(Context ctx) {
+    String name = ctx.pathParam("name");
+    if (!Names.isWorkflowName(name)) {
+      throw ApiException.badRequest(
+          "name",
+          "workflow name must be 1 to 43 characters of a-z, 0-9, \"_\" and \"-\", not starting"
+              + " with \"-\"");
+    }
+    return name;
+  }
+
+  /** The {runId} path parameter. */
+  public static long runId(Context ctx) {
+    return longPath(ctx, "runId");
   }
 
   public static long longPath(Context ctx, String name) {

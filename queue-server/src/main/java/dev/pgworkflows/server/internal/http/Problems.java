@@ -1,7 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.pgworkflows.server.internal.db.DatabaseException;
+import dev.pgworkflows.protocol.Problem;
+import dev.pgworkflows.server.internal.store.DatabaseException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -14,11 +14,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Problems {
   private static final Logger log = LoggerFactory.getLogger(Problems.class);
-
-  /** The problem document. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Problem(
-      String type, String title, int status, String detail, String field, String requestId) {}
 
   private Problems() {}
 
@@ -59,46 +54,8 @@ public final class Problems {
     return type != null && type.startsWith("application/problem+json");
   }
 
-  /**
-   * The status for an SQLSTATE raised by the SQL functions (see V001): 4xx for bad input, 503 when
-   * the database is unreachable, 500 for anything else.
-   */
-  public static int status(DatabaseException e) {
-    String state = e.sqlState() == null ? "" : e.sqlState();
-    int status =
-        switch (state) {
-          case "22023",
-                  "22P02",
-                  "22P05",
-                  "22003",
-                  "22001",
-                  "22004",
-                  "22007",
-                  "22008",
-                  "2201B",
-                  "54000" ->
-              400;
-          case "P0002", "42P01" -> 404;
-          case "42710", "23505" -> 409;
-          default -> 0;
-        };
-    if (status != 0) {
-      return status;
-    }
-    Throwable cause = e.getCause();
-    if (state.startsWith("08")
-        || state.startsWith("57P")
-        || state.equals("53300")
-        || cause instanceof java.sql.SQLTransientConnectionException
-        || cause instanceof java.sql.SQLNonTransientConnectionException
-        || cause instanceof java.sql.SQLRecoverableException) {
-      return 503;
-    }
-    return 500;
-  }
-
   static void database(Context ctx, DatabaseException e) {
-    int status = status(e);
+    int status = e.status();
     if (status == 503) {
       log.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.getMessage());
       write(ctx, 503, "the database is unavailable; retry shortly", null);
@@ -121,7 +78,7 @@ public final class Problems {
             detail,
             field,
             ctx.attribute(RequestIds.ATTRIBUTE));
-    Json.respond(ctx, status, p);
+    JsonBodies.respond(ctx, status, p);
     ctx.contentType("application/problem+json");
   }
 

@@ -1,0 +1,20 @@
+package dev.pgworkflows.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+
+/**
+ * How a run continues after a step: at once ({@code inline} keeps the lease), after {@code delayMs}
+ * (a sleep), or when an event comes ({@code wait}, {@code delayMs} being its timeout).
+ *
+ * @param waitFor the {@code wait} field ({@code wait()} would clash with {@link Object#wait()})
+ * @param until where the worker's clock put the end of the delay when the step was called
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Next(
+    String reason,
+    Long delayMs,
+    Boolean inline,
+    @JsonProperty("wait") Wait waitFor,
+    Instant until) {}

@@ -1,0 +1,107 @@
+package dev.pgworkflows.server.internal.engine;
+
+import dev.pgworkflows.server.internal.db.ConnectionInfo;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.function.Consumer;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one LISTEN connection of this server. Each notification on {@code queue_wakeup} names a queue
+ * with newly visible messages (sent by any server on the database); it is handed to the consumer.
+ * When the connection dies it reconnects with backoff, re-listens, and reports a reconnect so the
+ * caller can wake everything that may have missed a notification meanwhile.
+ */
+public final class Wakeups implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
+  public static final String CHANNEL = "queue_wakeup";
+  public static final String APPLICATION_NAME = "pgworkflows-listener";
+
+  private final ConnectionInfo db;
+  private final Consumer<String> onNotify;
+  private final Runnable onReconnect;
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile boolean connected;
+  private volatile Connection connection;
+
+  public Wakeups(ConnectionInfo db, Consumer<String> onNotify, Runnable onReconnect) {
+    this.db = db;
+    this.onNotify = onNotify;
+    this.onReconnect = onReconnect;
+    this.thread = new Thread(this::run, "pg-listener");
+    this.thread.setDaemon(true);
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  public boolean connected() {
+    return connected;
+  }
+
+  private void run() {
+    long backoff = 100;
+    boolean first = true;
+    while (running) {
+      try (Connection c = db.connect(APPLICATION_NAME)) {
+        connection = c;
+        try (Statement s = c.createStatement()) {
+          s.execute("LISTEN " + CHANNEL);
+        }
+        connected = true;
+        backoff = 100;
+        if (!first) {
+          log.info("LISTEN connection re-established");
+          onReconnect.run();
+        }
+        first = false;
+        PGConnection pg = c.unwrap(PGConnection.class);
+        while (running) {
+          PGNotification[] batch = pg.getNotifications(1000);
+          if (batch != null) {
+            for (PGNotification n : batch) {
+              onNotify.accept(n.getParameter());
+            }
+          }
+        }
+      } catch (SQLException | RuntimeException e) {
+        connected = false;
+        if (!running) {
+          return;
+        }
+        log.warn("LISTEN connection lost ({}); reconnecting in {} ms", e.getMessage(), backoff);
+        first = false;
+        sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    Connection c = connection;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+    thread.interrupt();
+  }
+}

@@ -1,0 +1,87 @@
+package dev.pgworkflows.server.internal.http;
+
+import dev.pgworkflows.protocol.StreamRequest;
+import dev.pgworkflows.server.internal.engine.LongPoll;
+import dev.pgworkflows.server.internal.engine.SlotReport;
+import dev.pgworkflows.server.internal.engine.TaskStream;
+import dev.pgworkflows.server.internal.engine.TaskStreams;
+import dev.pgworkflows.server.internal.engine.VersionRegistry;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+
+/** Task streams: open one, report a worker's slots to it, end it. */
+public final class StreamRoutes {
+  private final TaskStreams streams;
+  private final VersionRegistry versions;
+
+  public StreamRoutes(TaskStreams streams, VersionRegistry versions) {
+    this.streams = streams;
+    this.versions = versions;
+  }
+
+  public void register(RoutesConfig routes) {
+    routes.post("/v1/workflows/{name}/tasks/stream", this::stream);
+    routes.delete("/v1/workflows/{name}/tasks/stream/{streamId}", this::endStream);
+    routes.post("/v1/workflows/{name}/tasks/stream/{streamId}/slots", this::streamSlots);
+  }
+
+  /**
+   * Opens a task stream: newline-delimited JSON, first the stream's id, then tasks as they come,
+   * for as many as the worker reports free slots, until {@code seconds} have passed. It sends none
+   * before the worker's first slot report, which shows that the id reached the worker.
+   */
+  private void stream(Context ctx) {
+    String name = Params.workflow(ctx);
+    StreamRequest req = JsonBodies.read(ctx, StreamRequest.class);
+    WorkerChecks.versions("versions", req.versions());
+    int slots = Params.range("slots", req.slots(), 1, 0, 1000);
+    int seconds =
+        Params.range("seconds", req.seconds(), 30, 1, (int) LongPoll.MAX_WAIT.toSeconds());
+    int lease = WorkerChecks.leaseSeconds("leaseSeconds", req.leaseSeconds());
+    versions.register(name, req.versions());
+    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds);
+    if (s == null) {
+      throw new ApiException(
+          503,
+          "this server has "
+              + TaskStreams.MAX_OPEN
+              + " task streams open; poll, or try again later");
+    }
+    try {
+      ctx.status(200);
+      ctx.res().setContentType("application/x-ndjson");
+      // Every line as it is written: nginx passes a response on unbuffered with this header.
+      ctx.header("X-Accel-Buffering", "no");
+      ctx.header("Cache-Control", "no-store");
+      s.pump(ctx.res().getOutputStream());
+    } catch (IOException e) {
+      s.end();
+    } finally {
+      streams.closed(s);
+    }
+  }
+
+  /** A slot report on its own: the worker's first for a stream lets the stream begin. */
+  private void streamSlots(Context ctx) {
+    String name = Params.workflow(ctx);
+    String id = ctx.pathParam("streamId");
+    SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
+    if (report == null || !report.stream().equals(id)) {
+      throw ApiException.badRequest(
+          SlotReports.HEADER, SlotReports.HEADER + " must be a report for stream " + id);
+    }
+    if (!streams.apply(name, report, 0)) {
+      throw ApiException.notFound("no task stream " + id + " of " + name);
+    }
+    ctx.status(204);
+  }
+
+  private void endStream(Context ctx) {
+    String name = Params.workflow(ctx);
+    if (!streams.end(name, ctx.pathParam("streamId"))) {
+      throw ApiException.notFound("no task stream " + ctx.pathParam("streamId") + " of " + name);
+    }
+    ctx.status(204);
+  }
+}

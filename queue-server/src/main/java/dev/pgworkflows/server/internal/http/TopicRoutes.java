@@ -1,0 +1,116 @@
+package dev.pgworkflows.server.internal.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.server.internal.json.Json;
+import dev.pgworkflows.server.internal.store.TopicStore;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/** {@code /v1/topics}: subscriptions by pattern, and publishing with fan-out. */
+public final class TopicRoutes {
+  record Subscribe(String type, String name, String url, String secret) {}
+
+  record Publish(JsonNode body, ObjectNode headers) {}
+
+  private static final Pattern TOPIC = Pattern.compile("[a-z0-9_-]+(\\.[a-z0-9_-]+)*");
+  private static final Pattern PATTERN =
+      Pattern.compile("([a-z0-9_-]+|\\*)(\\.([a-z0-9_-]+|\\*))*(\\.#)?|#");
+
+  private final TopicStore store;
+  private final Runnable deliveryNudge;
+
+  public TopicRoutes(TopicStore store, Runnable deliveryNudge) {
+    this.store = store;
+    this.deliveryNudge = deliveryNudge;
+  }
+
+  public void register(RoutesConfig routes) {
+    routes.post("/v1/topics/{pattern}/subscriptions", this::subscribe);
+    routes.get("/v1/topics/{pattern}/subscriptions", this::list);
+    routes.get(
+        "/v1/subscriptions",
+        ctx -> JsonBodies.respond(ctx, 200, Map.of("subscriptions", store.list(null))));
+    routes.delete("/v1/topics/{pattern}/subscriptions/{id}", this::unsubscribe);
+    routes.post("/v1/topics/{topic}/messages", this::publish);
+  }
+
+  private static String pattern(Context ctx) {
+    String p = ctx.pathParam("pattern");
+    if (p.length() > 255 || !PATTERN.matcher(p).matches()) {
+      throw ApiException.badRequest(
+          "pattern",
+          "a pattern is dot-separated segments of a-z, 0-9, \"_\" and \"-\", where \"*\" matches"
+              + " one segment and a final \"#\" matches the rest");
+    }
+    return p;
+  }
+
+  private void subscribe(Context ctx) {
+    String pattern = pattern(ctx);
+    Subscribe req = JsonBodies.read(ctx, Subscribe.class);
+    if (req.type() == null) {
+      throw ApiException.badRequest("type", "type is required: queue, workflow, http or https");
+    }
+    String target;
+    switch (req.type()) {
+      case "queue", "workflow" -> {
+        if (req.name() == null || req.url() != null) {
+          throw ApiException.badRequest(
+              "name", "a " + req.type() + " subscription takes a name and no url");
+        }
+        target = req.name();
+      }
+      case "http", "https" -> {
+        if (req.url() == null || req.name() != null) {
+          throw ApiException.badRequest("url", "an http subscription takes a url and no name");
+        }
+        target = req.url();
+      }
+      default -> throw ApiException.badRequest("type", "type must be one of queue, http, https");
+    }
+    TopicStore.Subscribed s = store.subscribe(pattern, req.type(), target, req.secret());
+    TopicStore.Subscription view =
+        store.list(pattern).stream().filter(x -> x.id() == s.id()).findFirst().orElseThrow();
+    JsonBodies.respond(ctx, s.created() ? 201 : 200, view);
+  }
+
+  private void list(Context ctx) {
+    JsonBodies.respond(ctx, 200, Map.of("subscriptions", store.list(pattern(ctx))));
+  }
+
+  private void unsubscribe(Context ctx) {
+    String pattern = pattern(ctx);
+    long id = Params.longPath(ctx, "id");
+    boolean ours = store.list(pattern).stream().anyMatch(s -> s.id() == id);
+    if (!ours || !store.unsubscribe(id)) {
+      throw ApiException.notFound(
+          "subscription " + id + " of pattern \"" + pattern + "\" does not exist");
+    }
+    ctx.status(204);
+  }
+
+  private void publish(Context ctx) {
+    String topic = ctx.pathParam("topic");
+    if (topic.length() > 255 || !TOPIC.matcher(topic).matches()) {
+      throw ApiException.badRequest(
+          "topic", "a topic is dot-separated segments of a-z, 0-9, \"_\" and \"-\"");
+    }
+    Publish req = JsonBodies.read(ctx, Publish.class);
+    if (req.body() == null) {
+      throw ApiException.badRequest("body", "body is required (JSON null is allowed)");
+    }
+    List<TopicStore.Fanout> out =
+        store.publish(
+            topic,
+            Json.write(req.body()),
+            req.headers() == null ? null : Json.write(req.headers()));
+    if (out.stream().anyMatch(f -> f.type().startsWith("http"))) {
+      deliveryNudge.run();
+    }
+    JsonBodies.respond(ctx, 201, Map.of("deliveries", out));
+  }
+}

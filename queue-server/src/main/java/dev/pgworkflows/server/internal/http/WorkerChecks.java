@@ -1,0 +1,125 @@
+package dev.pgworkflows.server.internal.http;
+
+import dev.pgworkflows.protocol.CompleteRequest;
+import dev.pgworkflows.protocol.Completion;
+import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.StepRecord;
+import dev.pgworkflows.protocol.Take;
+import dev.pgworkflows.server.internal.engine.PollTerms;
+import dev.pgworkflows.server.internal.store.StepCompletion;
+import java.time.Instant;
+import java.util.List;
+
+/** The checks of the worker protocol's request fields; each failure a 400 naming the field. */
+final class WorkerChecks {
+  /** The last instant an RFC 3339 date-time can name (four-digit years). */
+  private static final Instant LAST_DATE_TIME = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
+  /** The longest delay a continuation or a retry may ask for: one year. */
+  private static final long MAX_DELAY_MS = 31_536_000_000L;
+
+  private WorkerChecks() {}
+
+  static void versions(String field, List<Integer> versions) {
+    if (versions == null || versions.isEmpty() || versions.size() > 16) {
+      throw ApiException.badRequest(field, field + " must list 1 to 16 versions this worker runs");
+    }
+    for (Integer v : versions) {
+      if (v == null || v < 1) {
+        throw ApiException.badRequest(field, field + " must be positive integers");
+      }
+    }
+  }
+
+  static int leaseSeconds(String field, Integer value) {
+    return Params.range(field, value, 60, 1, 43200);
+  }
+
+  /** A checked {@link Take}: what it takes, as a poll on these terms would; null for none. */
+  static PollTerms take(Take take) {
+    if (take == null) {
+      return null;
+    }
+    versions("take.versions", take.versions());
+    return new PollTerms(
+        take.versions(),
+        Params.range("take.max", take.max(), 1, 1, 100),
+        leaseSeconds("take.leaseSeconds", take.leaseSeconds()));
+  }
+
+  static long receipt(String raw) {
+    if (raw == null) {
+      throw ApiException.badRequest("receipt", "receipt is required");
+    }
+    try {
+      return Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw ApiException.badRequest("receipt", "receipt is not one this server handed out");
+    }
+  }
+
+  static long messageId(Long id) {
+    if (id == null || id < 1) {
+      throw ApiException.badRequest("messageId", "messageId must be a positive integer");
+    }
+    return id;
+  }
+
+  static long delayMs(String field, Long delayMs) {
+    if (delayMs == null || delayMs < 0 || delayMs > MAX_DELAY_MS) {
+      throw ApiException.badRequest(field, "delayMs must be between 0 and one year");
+    }
+    return delayMs;
+  }
+
+  /** The completion a batch item stands for. */
+  static CompleteRequest request(Completion item) {
+    return new CompleteRequest(
+        item.messageId(),
+        item.receipt(),
+        item.step(),
+        item.next(),
+        item.result(),
+        item.leaseSeconds(),
+        item.stepSeconds());
+  }
+
+  /** Checks one completion of run {@code runId}. */
+  static StepCompletion completion(long runId, CompleteRequest req) {
+    long msg = messageId(req.messageId());
+    long receipt = receipt(req.receipt());
+    if ((req.next() == null) == (req.result() == null)) {
+      throw ApiException.badRequest("next", "give exactly one of next and result");
+    }
+    int lease = leaseSeconds("leaseSeconds", req.leaseSeconds());
+    StepRecord step = req.step();
+    if (step != null && (step.name() == null || step.kind() == null)) {
+      throw ApiException.badRequest("step", "a step needs a name and a kind");
+    }
+    Next next = req.next();
+    if (next != null) {
+      if (next.delayMs() != null) {
+        delayMs("next.delayMs", next.delayMs());
+      }
+      if (next.until() != null) {
+        if (next.delayMs() == null) {
+          throw ApiException.badRequest("next.until", "until needs delayMs");
+        }
+        if (next.until().isAfter(LAST_DATE_TIME)) {
+          throw ApiException.badRequest("next.until", "until must be an RFC 3339 date-time");
+        }
+      }
+    }
+    RunResult r = req.result();
+    if (r != null) {
+      if (!"completed".equals(r.status()) && !"failed".equals(r.status())) {
+        throw ApiException.badRequest("result.status", "status must be completed or failed");
+      }
+      if ("failed".equals(r.status()) && r.error() == null) {
+        throw ApiException.badRequest("result.error", "a failed result needs an error");
+      }
+    }
+    return new StepCompletion(runId, msg, receipt, step, next, r, lease, req.stepSeconds());
+  }
+}

@@ -1,0 +1,22 @@
+package dev.pgworkflows.server.internal.store;
+
+import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.StepRecord;
+
+/** A completion whose fields were checked, ready for the database. */
+public record StepCompletion(
+    long runId,
+    long messageId,
+    long receipt,
+    StepRecord step,
+    Next next,
+    RunResult result,
+    int lease,
+    Double stepSeconds) {
+
+  /** The same completion continuing with {@code other}. */
+  public StepCompletion withNext(Next other) {
+    return new StepCompletion(runId, messageId, receipt, step, other, result, lease, stepSeconds);
+  }
+}

@@ -1,0 +1,254 @@
+package dev.pgworkflows.server.internal.telemetry;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import dev.pgworkflows.server.internal.engine.WorkflowEvents;
+import dev.pgworkflows.server.internal.http.RequestHooks;
+import dev.pgworkflows.server.internal.http.RouteTemplates;
+import dev.pgworkflows.server.internal.store.Sql;
+import dev.pgworkflows.sweeper.Sweeper;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
+
+/**
+ * Prometheus metrics: the design's workflow metrics, per-queue gauges read from the database (at
+ * most every few seconds, whatever the scrape rate), HTTP server timings by route template, and JVM
+ * and pool metrics. No label carries an unbounded value such as a run id.
+ */
+public final class Metrics implements WorkflowEvents, Sweeper.Listener {
+  private static final long REFRESH_MS = 5_000;
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Sql sql;
+  private final Counter swept;
+  private final MultiGauge queueDepth;
+  private final MultiGauge queueInFlight;
+  private final MultiGauge queueOldest;
+  private final MultiGauge queueDead;
+  private final MultiGauge runsInFlight;
+  private volatile long refreshedAt;
+
+  // The meters the request path records to, looked up by their labels here rather than built and
+  // registered again on every request: the registry's own look-up builds an id and tags each time.
+  private record RouteKey(String method, String route, int status) {}
+
+  private record StepKey(String workflow, String step) {}
+
+  private record EndKey(String workflow, String status) {}
+
+  private final Map<RouteKey, Timer> requestTimers = new ConcurrentHashMap<>();
+  private final Map<StepKey, DistributionSummary> stepDurations = new ConcurrentHashMap<>();
+  private final Map<String, Counter> runsStarted = new ConcurrentHashMap<>();
+  private final Map<EndKey, Counter> runsCompleted = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> runDurations = new ConcurrentHashMap<>();
+
+  public Metrics(Sql sql, HikariDataSource pool, IntSupplier waitingPolls) {
+    this.sql = sql;
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(registry));
+    swept =
+        Counter.builder("workflow_retention_swept")
+            .description("Finished runs deleted by the retention sweeper")
+            .register(registry);
+    Gauge.builder("queue_waiting_polls", waitingPolls::getAsInt)
+        .description("Long polls waiting on this server")
+        .register(registry);
+    queueDepth =
+        MultiGauge.builder("queue_depth").description("Messages in the queue").register(registry);
+    queueInFlight =
+        MultiGauge.builder("queue_in_flight")
+            .description("Messages received and not yet deleted")
+            .register(registry);
+    queueOldest =
+        MultiGauge.builder("queue_oldest_age_seconds")
+            .description("Age of the oldest message")
+            .register(registry);
+    queueDead =
+        MultiGauge.builder("queue_dead_lettered")
+            .description("Messages in the dead-letter store")
+            .register(registry);
+    runsInFlight =
+        MultiGauge.builder("workflow_runs_in_flight")
+            .description("Runs not yet finished")
+            .register(registry);
+  }
+
+  public void register(RoutesConfig routes) {
+    routes.get("/metrics", this::scrape);
+  }
+
+  /**
+   * Times every request from here to the after hooks, under its route template: added before the
+   * hooks that may refuse a request, so refused requests are counted too.
+   */
+  public void register(RequestHooks hooks, RouteTemplates templates) {
+    hooks
+        .before(ctx -> ctx.attribute("metrics.start", System.nanoTime()))
+        .after(ctx -> timeRequest(ctx, templates));
+  }
+
+  private void timeRequest(Context ctx, RouteTemplates templates) {
+    Long start = ctx.attribute("metrics.start");
+    if (start == null) {
+      return;
+    }
+    String route = templates.of(ctx);
+    if (route == null) {
+      return; // unmatched paths stay out: their labels would be unbounded
+    }
+    long nanos = System.nanoTime() - start;
+    requestTimers
+        .computeIfAbsent(
+            new RouteKey(ctx.method().name(), route, ctx.statusCode()),
+            k ->
+                Timer.builder("http_server_requests")
+                    .description("HTTP requests by route template")
+                    .tags(
+                        "method",
+                        k.method(),
+                        "route",
+                        k.route(),
+                        "status",
+                        Integer.toString(k.status()))
+                    .register(registry))
+        .record(Duration.ofNanos(nanos));
+  }
+
+  private void scrape(Context ctx) {
+    refreshDatabaseGauges();
+    ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape());
+  }
+
+  private void refreshDatabaseGauges() {
+    long now = System.currentTimeMillis();
+    if (now - refreshedAt < REFRESH_MS) {
+      return;
+    }
+    refreshedAt = now;
+    record Q(String name, long depth, long inFlight, double oldest, long dead) {}
+    List<Q> queues =
+        sql.list(
+            "SELECT queue_name, depth, in_flight, oldest_age_seconds, dead_lettered"
+                + " FROM queue.all_queue_metrics()",
+            rs ->
+                new Q(
+                    rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getDouble(4), rs.getLong(5)));
+    queueDepth.register(rows(queues, Q::name, q -> q.depth()), true);
+    queueInFlight.register(rows(queues, Q::name, q -> q.inFlight()), true);
+    queueOldest.register(rows(queues, Q::name, q -> q.oldest()), true);
+    queueDead.register(rows(queues, Q::name, q -> q.dead()), true);
+    record R(String name, long running) {}
+    List<R> runs =
+        sql.list(
+            "SELECT workflow_name, running FROM queue.workflow_summary()",
+            rs -> new R(rs.getString(1), rs.getLong(2)));
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (R r : runs) {
+      rows.add(MultiGauge.Row.of(Tags.of("workflow", r.name()), r.running()));
+    }
+    runsInFlight.register(rows, true);
+  }
+
+  private static <T> List<MultiGauge.Row<?>> rows(
+      List<T> items,
+      java.util.function.Function<T, String> name,
+      java.util.function.ToDoubleFunction<T> value) {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (T item : items) {
+      rows.add(MultiGauge.Row.of(Tags.of("queue", name.apply(item)), value.applyAsDouble(item)));
+    }
+    return rows;
+  }
+
+  // ---- WorkflowEvents
+
+  @Override
+  public void started(String workflow) {
+    runsStarted
+        .computeIfAbsent(workflow, w -> registry.counter("workflow_runs_started", "workflow", w))
+        .increment();
+  }
+
+  @Override
+  public void finished(String workflow, String status, Double seconds) {
+    runsCompleted
+        .computeIfAbsent(
+            new EndKey(workflow, status),
+            k ->
+                registry.counter(
+                    "workflow_runs_completed", "workflow", k.workflow(), "status", k.status()))
+        .increment();
+    if (seconds == null) {
+      return;
+    }
+    runDurations
+        .computeIfAbsent(
+            workflow,
+            w ->
+                DistributionSummary.builder("workflow_run_duration")
+                    .description("Run duration from start to end")
+                    .baseUnit("seconds")
+                    .tags("workflow", w)
+                    .publishPercentileHistogram()
+                    .register(registry))
+        .record(seconds);
+  }
+
+  @Override
+  public void signalled(String workflow, String event) {
+    registry.counter("workflow_signals", "workflow", workflow, "event", event).increment();
+  }
+
+  @Override
+  public void stepCompleted(String workflow, String step, double seconds) {
+    stepDurations
+        .computeIfAbsent(
+            new StepKey(workflow, step),
+            k ->
+                DistributionSummary.builder("workflow_step_duration")
+                    .description("Step execution time reported by workers")
+                    .baseUnit("seconds")
+                    .tags("workflow", k.workflow(), "step", k.step())
+                    .publishPercentileHistogram()
+                    .register(registry))
+        .record(seconds);
+  }
+
+  @Override
+  public void stepRetried(String workflow, String step) {
+    registry.counter("workflow_step_retries", "workflow", workflow, "step", step).increment();
+  }
+
+  // ---- Sweeper.Listener
+
+  @Override
+  public void swept(Sweeper.Swept s) {
+    swept.increment(s.runs());
+  }
+}
