@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows;
 
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 
 /**
@@ -20,10 +21,13 @@ import java.util.List;
  *     every worker of the JVM). Under a heavy but not saturating load a stream keeps the
  *     step-to-step p99 lower (a start on the server where it waits goes straight to it, where a
  *     long poll between its answer and the next misses some); long polls take due tasks in bigger
- *     batches, which gives a saturated worker more throughput (see docs/benchmarks.md). A proxy in front
- *     must pass streamed answers on as they come (nginx does, for the stream's {@code
+ *     batches, which gives a saturated worker more throughput (see docs/benchmarks.md). A proxy in
+ *     front must pass streamed answers on as they come (nginx does, for the stream's {@code
  *     X-Accel-Buffering: no}); a worker whose stream is held back on the way long-polls instead,
  *     and says so in its log.
+ * @param clock the wall clock the worker reads: when a step started, and where a sleep or a wait's
+ *     timeout ends (default the system clock; tests may set their own). Intervals are measured with
+ *     {@link System#nanoTime()} whatever the clock.
  */
 public record WorkerOptions(
     String url,
@@ -34,7 +38,8 @@ public record WorkerOptions(
     List<Integer> versions,
     Duration shutdownTimeout,
     OpenTelemetry openTelemetry,
-    boolean taskStream) {
+    boolean taskStream,
+    InstantSource clock) {
 
   public WorkerOptions {
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
@@ -50,6 +55,9 @@ public record WorkerOptions(
       throw new IllegalArgumentException("lease must be at least one second");
     }
     versions = versions == null ? null : List.copyOf(versions);
+    if (clock == null) {
+      throw new IllegalArgumentException("clock must not be null");
+    }
   }
 
   public static WorkerOptions url(String url) {
@@ -62,27 +70,64 @@ public record WorkerOptions(
         null,
         Duration.ofSeconds(30),
         null,
-        !"false".equalsIgnoreCase(System.getProperty("pgworkflows.worker.stream", "true")));
+        !"false".equalsIgnoreCase(System.getProperty("pgworkflows.worker.stream", "true")),
+        InstantSource.system());
   }
 
   public WorkerOptions token(String t) {
     return new WorkerOptions(
-        url, t, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, taskStream);
+        url,
+        t,
+        concurrency,
+        pollWait,
+        lease,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        taskStream,
+        clock);
   }
 
   public WorkerOptions concurrency(int n) {
     return new WorkerOptions(
-        url, token, n, pollWait, lease, versions, shutdownTimeout, openTelemetry, taskStream);
+        url,
+        token,
+        n,
+        pollWait,
+        lease,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        taskStream,
+        clock);
   }
 
   public WorkerOptions pollWait(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, d, lease, versions, shutdownTimeout, openTelemetry, taskStream);
+        url,
+        token,
+        concurrency,
+        d,
+        lease,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        taskStream,
+        clock);
   }
 
   public WorkerOptions lease(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, d, versions, shutdownTimeout, openTelemetry, taskStream);
+        url,
+        token,
+        concurrency,
+        pollWait,
+        d,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        taskStream,
+        clock);
   }
 
   public WorkerOptions versions(Integer... v) {
@@ -95,23 +140,57 @@ public record WorkerOptions(
         List.of(v),
         shutdownTimeout,
         openTelemetry,
-        taskStream);
+        taskStream,
+        clock);
   }
 
   /** Sends step spans to this OpenTelemetry instead of the global one. */
   public WorkerOptions openTelemetry(OpenTelemetry otel) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, otel, taskStream);
+        url,
+        token,
+        concurrency,
+        pollWait,
+        lease,
+        versions,
+        shutdownTimeout,
+        otel,
+        taskStream,
+        clock);
   }
 
   public WorkerOptions shutdownTimeout(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, d, openTelemetry, taskStream);
+        url, token, concurrency, pollWait, lease, versions, d, openTelemetry, taskStream, clock);
   }
 
   /** Reads a task stream instead of long-polling for tasks (see {@link WorkerOptions}). */
   public WorkerOptions taskStream(boolean stream) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, shutdownTimeout, openTelemetry, stream);
+        url,
+        token,
+        concurrency,
+        pollWait,
+        lease,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        stream,
+        clock);
+  }
+
+  /** Reads wall-clock time from {@code clock} instead of the system clock (for tests). */
+  public WorkerOptions clock(InstantSource clock) {
+    return new WorkerOptions(
+        url,
+        token,
+        concurrency,
+        pollWait,
+        lease,
+        versions,
+        shutdownTimeout,
+        openTelemetry,
+        taskStream,
+        clock);
   }
 }

@@ -1,9 +1,10 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.protocol.Names;
+import dev.pgworkflows.workflows.internal.worker.Definition;
 import dev.pgworkflows.workflows.internal.worker.TaskWorker;
 import java.lang.reflect.Type;
 import java.time.Duration;
-import java.util.regex.Pattern;
 
 /**
  * A workflow definition: a name, a version, input and output types, and its body.
@@ -17,8 +18,6 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class Workflow<I, O> {
-  private static final Pattern NAME = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,42}");
-
   private final String name;
   private final int version;
   private final Duration retention;
@@ -45,7 +44,7 @@ public final class Workflow<I, O> {
 
   /** Checks a workflow name the way the server does, before any I/O. */
   public static String checkName(String name) {
-    if (name == null || !NAME.matcher(name).matches()) {
+    if (!Names.isWorkflowName(name)) {
       throw new IllegalArgumentException(
           "workflow name \""
               + name
@@ -120,8 +119,11 @@ public final class Workflow<I, O> {
     return body;
   }
 
-  /** Starts a worker that long-polls for this workflow's runs until closed. */
+  /**
+   * Starts a worker that takes this workflow's runs (from a task stream or by long polls) until
+   * closed.
+   */
   public Worker serve(WorkerOptions options) {
-    return TaskWorker.start(this, options);
+    return TaskWorker.start(new Definition<>(name, version, inputType, body), options);
   }
 }

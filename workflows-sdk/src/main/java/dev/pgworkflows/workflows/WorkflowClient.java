@@ -1,16 +1,20 @@
 package dev.pgworkflows.workflows;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.RunPage;
+import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.workflows.internal.http.Starts;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -52,23 +56,14 @@ public final class WorkflowClient {
 
   public Started start(String workflow, Object input, StartOptions options) {
     Workflow.checkName(workflow);
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("input", Transport.JSON.valueToTree(input));
-    if (options.idempotencyKey() != null) {
-      body.put("idempotencyKey", options.idempotencyKey());
-    }
-    if (options.version() != null) {
-      body.put("version", options.version());
-    }
-    if (options.retentionDays() != null) {
-      body.put("retentionDays", options.retentionDays());
-    }
-    JsonNode r = starts.start(workflow, body);
-    return new Started(
-        workflow,
-        r.get("runId").asLong(),
-        RunStatus.of(r.get("status").asText()),
-        r.get("created").asBoolean());
+    StartRequest body =
+        new StartRequest(
+            Transport.JSON.valueToTree(input),
+            options.version(),
+            options.idempotencyKey(),
+            options.retentionDays());
+    StartResult r = starts.start(workflow, body);
+    return new Started(workflow, r.runId(), RunStatus.of(r.status()), r.created());
   }
 
   /** Starts a run of a definition, with its retention unless the options say otherwise. */
@@ -87,17 +82,17 @@ public final class WorkflowClient {
   /** Sends {@code payload} to a run waiting for {@code event}; says whether it was delivered. */
   public SignalResult signal(String workflow, long runId, String event, Object payload) {
     Workflow.checkName(workflow);
-    JsonNode r =
+    SignalOutcome r =
         transport.post(
             "/v1/workflows/" + workflow + "/runs/" + runId + "/signals/" + encode(event),
-            Transport.JSON.valueToTree(payload));
-    return new SignalResult(r.get("delivered").asBoolean(), r.get("reason").asText());
+            Transport.JSON.valueToTree(payload),
+            SignalOutcome.class);
+    return new SignalResult(r.delivered(), r.reason());
   }
 
   public RunInfo get(String workflow, long runId) {
     Workflow.checkName(workflow);
-    return Transport.JSON.convertValue(
-        transport.get("/v1/workflows/" + workflow + "/runs/" + runId), RunInfo.class);
+    return runInfo(transport.get("/v1/workflows/" + workflow + "/runs/" + runId, Run.class));
   }
 
   /** Runs of a workflow, newest first; status may be null for all. */
@@ -110,23 +105,24 @@ public final class WorkflowClient {
     if (cursor != null) {
       q.append("&cursor=").append(encode(cursor));
     }
-    JsonNode r = transport.get("/v1/workflows/" + workflow + "/runs" + q);
-    JavaType listType =
-        Transport.JSON.getTypeFactory().constructCollectionType(List.class, RunInfo.class);
-    List<RunInfo> runs = Transport.JSON.convertValue(r.get("runs"), listType);
-    return new Page(runs, Optional.ofNullable(r.get("nextCursor")).map(JsonNode::asText));
+    RunPage r = transport.get("/v1/workflows/" + workflow + "/runs" + q, RunPage.class);
+    List<RunInfo> runs =
+        r.runs() == null ? null : r.runs().stream().map(WorkflowClient::runInfo).toList();
+    return new Page(runs, Optional.ofNullable(r.nextCursor()));
   }
 
   /** Cancels a running run; false when it had already ended. */
   public boolean cancel(String workflow, long runId) {
     Workflow.checkName(workflow);
     return transport
-        .delete("/v1/workflows/" + workflow + "/runs/" + runId)
-        .get("cancelled")
-        .asBoolean();
+        .delete("/v1/workflows/" + workflow + "/runs/" + runId, CancelOutcome.class)
+        .cancelled();
   }
 
-  /** The run's journal, in step order. */
+  /**
+   * The run's journal, in step order. (The protocol has no record of the steps answer yet: the rows
+   * are read straight into {@link StepInfo}.)
+   */
   public List<StepInfo> steps(String workflow, long runId) {
     Workflow.checkName(workflow);
     JsonNode r = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/steps");
@@ -145,7 +141,10 @@ public final class WorkflowClient {
   }
 
   public <O> O awaitResult(String workflow, long runId, TypeRef<O> type, Duration timeout) {
-    Instant deadline = Instant.now().plus(timeout);
+    // An interval, so measured by System.nanoTime; a timeout beyond a century waits for good.
+    long budget =
+        timeout.compareTo(Duration.ofDays(36_500)) > 0 ? Long.MAX_VALUE / 2 : timeout.toNanos();
+    long deadline = System.nanoTime() + budget;
     long pauseMs = 10;
     while (true) {
       RunInfo run = get(workflow, runId);
@@ -158,7 +157,7 @@ public final class WorkflowClient {
       if (run.status().isTerminal()) {
         throw new WorkflowFailedException(run);
       }
-      if (Instant.now().isAfter(deadline)) {
+      if (System.nanoTime() - deadline > 0) {
         throw new WorkflowException(
             "run " + runId + " of " + workflow + " did not finish within " + timeout);
       }
@@ -169,6 +168,38 @@ public final class WorkflowClient {
         throw new WorkflowException("interrupted while awaiting run " + runId, e);
       }
       pauseMs = Math.min(pauseMs * 2, 250);
+    }
+  }
+
+  /** The run as the public API shows it, its JSON text read as trees. */
+  private static RunInfo runInfo(Run r) {
+    return new RunInfo(
+        r.runId(),
+        r.workflow(),
+        r.version(),
+        r.status() == null ? null : RunStatus.of(r.status()),
+        tree(r.input()),
+        tree(r.output()),
+        tree(r.error()),
+        r.idempotencyKey(),
+        r.retentionDays(),
+        r.waitingFor() == null
+            ? null
+            : new RunInfo.Waiting(
+                r.waitingFor().step(), r.waitingFor().event(), tree(r.waitingFor().match())),
+        r.startedAt(),
+        r.completedAt());
+  }
+
+  /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */
+  private static JsonNode tree(String json) {
+    if (json == null) {
+      return null;
+    }
+    try {
+      return Transport.JSON.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new WorkflowException("the server sent JSON that does not parse: " + e.getMessage(), e);
     }
   }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.Api;
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,26 +14,23 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Races and duplicate delivery, through the worker protocol. */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class RacesAndDuplicatesTest {
-  private static TestServer server;
+  @RegisterExtension static final LiveServer server = new LiveServer();
   private static Api api;
 
   @BeforeAll
-  static void start() {
-    server = TestServer.start();
+  static void connect() {
     api = server.api();
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
   }
 
   private static List<Api.Response> race(int n, Callable<Api.Response> call) throws Exception {

@@ -2,6 +2,7 @@ package dev.pgworkflows.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StepInfo;
@@ -20,12 +21,16 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The sweeper running every second under live traffic never touches a running run or its messages.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class SweeperUnderTrafficTest {
+  /** The message table of workflow "old"'s queue. */
+  private static final String OLD_RUNS = "\"q_" + Names.workflowQueue("old") + "\"";
 
   @Test
   void expiredRunsGoAndLiveRunsAreUntouched() throws Exception {
@@ -39,7 +44,7 @@ class SweeperUnderTrafficTest {
         s.execute(
             "UPDATE queue.workflow_run SET status = 'completed', current_msg_id = NULL,"
                 + " completed_at = now() - interval '10 days' WHERE workflow_name = 'old' AND run_id <= 300");
-        s.execute("DELETE FROM queue.\"q___wf_old\" WHERE group_id::bigint <= 300");
+        s.execute("DELETE FROM queue." + OLD_RUNS + " WHERE group_id::bigint <= 300");
         s.execute(
             "UPDATE queue.workflow_run SET started_at = now() - interval '1 year' WHERE run_id > 300");
       }
@@ -72,7 +77,7 @@ class SweeperUnderTrafficTest {
         assertThat(client.get("live", runs.get(0)).status()).isEqualTo(RunStatus.COMPLETED);
         try (Connection c = server.database().connect();
             Statement s = c.createStatement();
-            ResultSet rs = s.executeQuery("SELECT count(*) FROM queue.\"q___wf_old\"")) {
+            ResultSet rs = s.executeQuery("SELECT count(*) FROM queue." + OLD_RUNS)) {
           rs.next();
           assertThat(rs.getLong(1)).as("the running runs' messages").isEqualTo(50);
         }

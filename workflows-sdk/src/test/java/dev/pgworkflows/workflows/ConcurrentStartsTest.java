@@ -2,7 +2,7 @@ package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -10,25 +10,15 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Starts made by many threads at once share requests, and each caller gets its own answer. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ConcurrentStartsTest {
-  private static TestServer server;
-  private static WorkflowClient client;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  @RegisterExtension static final LiveServer server = new LiveServer();
 
   @Test
   void concurrentStartsShareRequestsAndEachGetsItsRun() {
@@ -39,7 +29,7 @@ class ConcurrentStartsTest {
       List<CompletableFuture<Started>> fs = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         int input = i;
-        fs.add(CompletableFuture.supplyAsync(() -> client.start("crowd", input), pool));
+        fs.add(CompletableFuture.supplyAsync(() -> server.client().start("crowd", input), pool));
       }
       Set<Long> ids = new HashSet<>();
       for (int i = 0; i < n; i++) {
@@ -48,13 +38,13 @@ class ConcurrentStartsTest {
         assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
         ids.add(s.runId());
         // Each caller's answer is its own run: the input it gave.
-        assertThat(client.get("crowd", s.runId()).input().asInt()).isEqualTo(i);
+        assertThat(server.client().get("crowd", s.runId()).input().asInt()).isEqualTo(i);
       }
       assertThat(ids).hasSize(n);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(client.list("crowd", null, null, 1000).runs()).hasSize(n);
+    assertThat(server.client().list("crowd", null, null, 1000).runs()).hasSize(n);
     assertThat(startRequests() - before).isPositive().isLessThan(n);
   }
 
@@ -71,8 +61,10 @@ class ConcurrentStartsTest {
                   try {
                     // Every eighth asks for a retention the server refuses.
                     return input % 8 == 0
-                        ? client.start("picky", input, StartOptions.NONE.withRetentionDays(40_000))
-                        : client.start("picky", input);
+                        ? server
+                            .client()
+                            .start("picky", input, StartOptions.NONE.withRetentionDays(40_000))
+                        : server.client().start("picky", input);
                   } catch (ApiException e) {
                     return e;
                   }
@@ -91,7 +83,7 @@ class ConcurrentStartsTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(client.list("picky", null, null, 1000).runs()).hasSize(56);
+    assertThat(server.client().list("picky", null, null, 1000).runs()).hasSize(56);
   }
 
   /** Requests to the two start routes so far, from the server's /metrics. */

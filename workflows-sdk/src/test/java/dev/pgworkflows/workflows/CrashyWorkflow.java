@@ -1,5 +1,8 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.workflows.internal.replay.CompletionHook;
+import dev.pgworkflows.workflows.internal.worker.Definition;
+import dev.pgworkflows.workflows.internal.worker.TaskWorker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,12 +49,46 @@ public final class CrashyWorkflow {
     return step.substring(0, 1);
   }
 
-  /** Child process: serves the workflow with a short lease until killed. */
+  /**
+   * Child process: serves the workflow with a short lease until killed. With the system property
+   * {@value #CRASH_AT} set to {@code after-step:<name>} it halts once step {@code name} returned
+   * but before its completion is sent; with {@code after-commit:<name>}, right after the completion
+   * committed.
+   */
   public static void main(String[] args) throws Exception {
     Workflow<String, String> wf =
         define(Path.of(args[1]), args.length < 3 || !args[2].equals("nohang"));
-    wf.serve(
-        WorkerOptions.url(args[0]).pollWait(Duration.ofSeconds(1)).lease(Duration.ofSeconds(2)));
+    TaskWorker.start(
+        new Definition<>(wf.name(), wf.version(), wf.inputType(), wf.body()),
+        WorkerOptions.url(args[0]).pollWait(Duration.ofSeconds(1)).lease(Duration.ofSeconds(2)),
+        haltAt(System.getProperty(CRASH_AT)));
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  /** The system property naming the point where the child halts. */
+  public static final String CRASH_AT = "pgworkflows.test.crashAt";
+
+  /** A hook that halts the JVM (exit status 137) at {@code point}, or none when it is null. */
+  static CompletionHook haltAt(String point) {
+    if (point == null) {
+      return CompletionHook.NONE;
+    }
+    return new CompletionHook() {
+      @Override
+      public void stepReturned(String step) {
+        haltIf("after-step:" + step);
+      }
+
+      @Override
+      public void completionCommitted(String step) {
+        haltIf("after-commit:" + step);
+      }
+
+      private void haltIf(String here) {
+        if (point.equals(here)) {
+          Runtime.getRuntime().halt(137);
+        }
+      }
+    };
   }
 }

@@ -2,7 +2,7 @@ package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,12 +10,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A worker with {@code taskStream} takes its tasks from a task stream: a backlog runs through
@@ -23,20 +24,9 @@ import org.junit.jupiter.api.Test;
  * that buffers answers) gives way to polls; and a worker that closes in the middle leaves no task
  * stranded until its lease runs out.
  */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TaskStreamWorkerTest {
-  private static TestServer server;
-  private static WorkflowClient client;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  @RegisterExtension static final LiveServer server = new LiveServer();
 
   /** Requests the server has answered on {@code route} so far, all workflows together. */
   private static double requests(String route) throws Exception {
@@ -70,7 +60,7 @@ class TaskStreamWorkerTest {
     int runs = 30;
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
-      ids.add(client.start(wf, i).runId());
+      ids.add(server.client().start(wf, i).runId());
     }
     double polls = requests("/v1/workflows/{name}/tasks/poll");
     Worker worker =
@@ -82,7 +72,9 @@ class TaskStreamWorkerTest {
     try {
       for (int i = 0; i < runs; i++) {
         assertThat(
-                client.awaitResult("streamed", ids.get(i), Integer.class, Duration.ofSeconds(30)))
+                server
+                    .client()
+                    .awaitResult("streamed", ids.get(i), Integer.class, Duration.ofSeconds(30)))
             .isEqualTo((i + 1) * 2);
       }
     } finally {
@@ -90,7 +82,7 @@ class TaskStreamWorkerTest {
     }
     assertThat(requests("/v1/workflows/{name}/tasks/poll") - polls).as("polls").isZero();
     for (long id : ids) {
-      assertThat(client.steps("streamed", id))
+      assertThat(server.client().steps("streamed", id))
           .extracting(StepInfo::name)
           .containsExactly("one", "two");
     }
@@ -104,7 +96,7 @@ class TaskStreamWorkerTest {
     // Due before the worker comes, so its first stream takes them, and the proxy holds them.
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      ids.add(client.start(wf, i).runId());
+      ids.add(server.client().start(wf, i).runId());
     }
     double polls = requests("/v1/workflows/{name}/tasks/poll");
     try (HoldingProxy proxy = new HoldingProxy(server.url())) {
@@ -119,8 +111,10 @@ class TaskStreamWorkerTest {
       try {
         for (int i = 0; i < ids.size(); i++) {
           assertThat(
-                  client.awaitResult(
-                      "streamed-held", ids.get(i), Integer.class, Duration.ofSeconds(30)))
+                  server
+                      .client()
+                      .awaitResult(
+                          "streamed-held", ids.get(i), Integer.class, Duration.ofSeconds(30)))
               .isEqualTo(i + 1);
         }
         assertThat(proxy.streamsHeld()).as("streams asked for through the proxy").isEqualTo(1);
@@ -130,7 +124,7 @@ class TaskStreamWorkerTest {
       }
     }
     for (long id : ids) {
-      assertThat(client.steps("streamed-held", id))
+      assertThat(server.client().steps("streamed-held", id))
           .extracting(StepInfo::name)
           .containsExactly("one");
     }
@@ -154,7 +148,7 @@ class TaskStreamWorkerTest {
                             }));
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
-      ids.add(client.start(wf, i).runId());
+      ids.add(server.client().start(wf, i).runId());
     }
     // Leases of a minute: a task stranded by the first worker would outlast the waits below.
     WorkerOptions options =
@@ -172,8 +166,10 @@ class TaskStreamWorkerTest {
     try {
       for (int i = 0; i < ids.size(); i++) {
         assertThat(
-                client.awaitResult(
-                    "streamed-close", ids.get(i), Integer.class, Duration.ofSeconds(20)))
+                server
+                    .client()
+                    .awaitResult(
+                        "streamed-close", ids.get(i), Integer.class, Duration.ofSeconds(20)))
             .isEqualTo(i);
       }
     } finally {

@@ -3,7 +3,7 @@ package dev.pgworkflows.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,12 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Workflows end to end: SDK worker and client against a live server on a real database. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowEndToEndTest {
   record Signup(String email) {}
 
@@ -26,20 +27,8 @@ class WorkflowEndToEndTest {
 
   record Verified(long userId) {}
 
-  private static TestServer server;
-  private static WorkflowClient client;
+  @RegisterExtension static final LiveServer server = new LiveServer();
   private final List<Worker> workers = new ArrayList<>();
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
 
   @AfterEach
   void stopWorkers() {
@@ -60,8 +49,8 @@ class WorkflowEndToEndTest {
   private static RunInfo awaitWaiting(String workflow, long runId) {
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> client.get(workflow, runId).waitingFor() != null);
-    return client.get(workflow, runId);
+        .until(() -> server.client().get(workflow, runId).waitingFor() != null);
+    return server.client().get(workflow, runId);
   }
 
   @Test
@@ -99,28 +88,37 @@ class WorkflowEndToEndTest {
                   return u.id();
                 });
     serve(onboard);
-    Started s = client.start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+    Started s =
+        server.client().start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
     assertThat(s.created()).isTrue();
     RunInfo waiting = awaitWaiting("onboard-user", s.runId());
     assertThat(waiting.waitingFor().event()).isEqualTo("verify");
 
-    assertThat(client.signal("onboard-user", s.runId(), "verify", Map.of("userId", 9)).delivered())
+    assertThat(
+            server
+                .client()
+                .signal("onboard-user", s.runId(), "verify", Map.of("userId", 9))
+                .delivered())
         .isFalse();
     assertThat(
-            client.signal("onboard-user", s.runId(), "verify", Map.of("userId", 1001)).delivered())
+            server
+                .client()
+                .signal("onboard-user", s.runId(), "verify", Map.of("userId", 1001))
+                .delivered())
         .isTrue();
-    Long result = client.awaitResult("onboard-user", s.runId(), Long.class, Duration.ofSeconds(20));
+    Long result =
+        server.client().awaitResult("onboard-user", s.runId(), Long.class, Duration.ofSeconds(20));
     assertThat(result).isEqualTo(1001L);
     assertThat(created.get()).isEqualTo(1);
     assertThat(mails).containsExactly("welcome a@b.c");
-    assertThat(client.steps("onboard-user", s.runId()))
+    assertThat(server.client().steps("onboard-user", s.runId()))
         .extracting(StepInfo::name)
         .containsExactly("create-user", "welcome-delay", "send-welcome", "verify");
-    RunInfo run = client.get("onboard-user", s.runId());
+    RunInfo run = server.client().get("onboard-user", s.runId());
     assertThat(run.retentionDays()).isEqualTo(30);
 
     Started again =
-        client.start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+        server.client().start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
     assertThat(again.created()).isFalse();
     assertThat(again.runId()).isEqualTo(s.runId());
     assertThat(again.status()).isEqualTo(RunStatus.COMPLETED);
@@ -139,10 +137,13 @@ class WorkflowEndToEndTest {
                   return v.isPresent() ? "approved" : "timed out";
                 });
     serve(wf);
-    Started s = client.start("wait-timeout", "x");
-    assertThat(client.awaitResult("wait-timeout", s.runId(), String.class, Duration.ofSeconds(20)))
+    Started s = server.client().start("wait-timeout", "x");
+    assertThat(
+            server
+                .client()
+                .awaitResult("wait-timeout", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("timed out");
-    assertThat(client.steps("wait-timeout", s.runId()).get(0).timedOut()).isTrue();
+    assertThat(server.client().steps("wait-timeout", s.runId()).get(0).timedOut()).isTrue();
   }
 
   @Test
@@ -170,17 +171,20 @@ class WorkflowEndToEndTest {
                               },
                               p.getValue()));
       serve(wf);
-      Started s = client.start(name, "x");
+      Started s = server.client().start(name, "x");
       assertThatThrownBy(
-              () -> client.awaitResult(name, s.runId(), String.class, Duration.ofSeconds(30)))
+              () ->
+                  server
+                      .client()
+                      .awaitResult(name, s.runId(), String.class, Duration.ofSeconds(30)))
           .isInstanceOf(WorkflowFailedException.class);
-      RunInfo run = client.get(name, s.runId());
+      RunInfo run = server.client().get(name, s.runId());
       assertThat(run.status()).isEqualTo(RunStatus.FAILED);
       assertThat(run.error().get("type").asText()).isEqualTo("java.lang.IllegalStateException");
       assertThat(run.error().get("message").asText()).isEqualTo("boom " + p.getValue().attempts());
       assertThat(run.error().get("stack").asText()).contains("IllegalStateException");
       assertThat(n.get()).as(name).isEqualTo(p.getValue().attempts());
-      StepInfo step = client.steps(name, s.runId()).get(0);
+      StepInfo step = server.client().steps(name, s.runId()).get(0);
       assertThat(step.attempts()).isEqualTo(p.getValue().attempts());
     }
   }
@@ -210,8 +214,11 @@ class WorkflowEndToEndTest {
                   }
                 });
     serve(wf);
-    Started s = client.start("compensate", "x");
-    assertThat(client.awaitResult("compensate", s.runId(), String.class, Duration.ofSeconds(20)))
+    Started s = server.client().start("compensate", "x");
+    assertThat(
+            server
+                .client()
+                .awaitResult("compensate", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("compensated after charge");
     assertThat(tries.get()).isEqualTo(1);
   }
@@ -226,10 +233,12 @@ class WorkflowEndToEndTest {
                   throw new UnsupportedOperationException("not today");
                 });
     serve(wf);
-    Started s = client.start("body-throws", "x");
+    Started s = server.client().start("body-throws", "x");
     assertThatThrownBy(
             () ->
-                client.awaitResult("body-throws", s.runId(), String.class, Duration.ofSeconds(20)))
+                server
+                    .client()
+                    .awaitResult("body-throws", s.runId(), String.class, Duration.ofSeconds(20)))
         .isInstanceOf(WorkflowFailedException.class)
         .hasMessageContaining("not today");
   }
@@ -249,11 +258,13 @@ class WorkflowEndToEndTest {
                   return a.length() + ":" + b;
                 });
     serve(wf);
-    Started s = client.start("large-payloads", input);
+    Started s = server.client().start("large-payloads", input);
     assertThat(
-            client.awaitResult("large-payloads", s.runId(), String.class, Duration.ofSeconds(20)))
+            server
+                .client()
+                .awaitResult("large-payloads", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("300000:ooo");
-    List<StepInfo> steps = client.steps("large-payloads", s.runId());
+    List<StepInfo> steps = server.client().steps("large-payloads", s.runId());
     assertThat(steps.get(0).output().asText()).isEqualTo(input + "o".repeat(100_000));
   }
 
@@ -268,11 +279,14 @@ class WorkflowEndToEndTest {
                   return "unreachable";
                 });
     serve(wf);
-    Started s = client.start("twice", "x");
+    Started s = server.client().start("twice", "x");
     assertThatThrownBy(
-            () -> client.awaitResult("twice", s.runId(), String.class, Duration.ofSeconds(20)))
+            () ->
+                server
+                    .client()
+                    .awaitResult("twice", s.runId(), String.class, Duration.ofSeconds(20)))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo run = client.get("twice", s.runId());
+    RunInfo run = server.client().get("twice", s.runId());
     assertThat(run.error().get("type").asText()).endsWith("NonDeterministicWorkflowException");
     assertThat(run.error().get("message").asText()).contains("\"same\" is used twice");
   }
@@ -308,22 +322,23 @@ class WorkflowEndToEndTest {
             .pollWait(Duration.ofSeconds(2))
             .lease(Duration.ofSeconds(2)));
 
-    Started a = client.start("cancel-sleep", "x");
+    Started a = server.client().start("cancel-sleep", "x");
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> !client.steps("cancel-sleep", a.runId()).isEmpty());
-    assertThat(client.cancel("cancel-sleep", a.runId())).isTrue();
-    assertThat(client.cancel("cancel-sleep", a.runId())).isFalse();
-    assertThat(client.get("cancel-sleep", a.runId()).status()).isEqualTo(RunStatus.CANCELLED);
+        .until(() -> !server.client().steps("cancel-sleep", a.runId()).isEmpty());
+    assertThat(server.client().cancel("cancel-sleep", a.runId())).isTrue();
+    assertThat(server.client().cancel("cancel-sleep", a.runId())).isFalse();
+    assertThat(server.client().get("cancel-sleep", a.runId()).status())
+        .isEqualTo(RunStatus.CANCELLED);
 
-    Started b = client.start("cancel-step", "x");
+    Started b = server.client().start("cancel-step", "x");
     Thread.sleep(500);
-    assertThat(client.cancel("cancel-step", b.runId())).isTrue();
+    assertThat(server.client().cancel("cancel-step", b.runId())).isTrue();
     Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> sawCancel.get() == 1);
     Thread.sleep(300);
-    RunInfo run = client.get("cancel-step", b.runId());
+    RunInfo run = server.client().get("cancel-step", b.runId());
     assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-    assertThat(client.steps("cancel-step", b.runId())).isEmpty();
+    assertThat(server.client().steps("cancel-step", b.runId())).isEmpty();
   }
 
   @Test
@@ -361,21 +376,31 @@ class WorkflowEndToEndTest {
     List<Started> ones = new ArrayList<>();
     List<Started> twos = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      ones.add(client.start("versioned", "x", StartOptions.NONE.withVersion(1)));
-      twos.add(client.start("versioned", "x", StartOptions.NONE.withVersion(2)));
+      ones.add(server.client().start("versioned", "x", StartOptions.NONE.withVersion(1)));
+      twos.add(server.client().start("versioned", "x", StartOptions.NONE.withVersion(2)));
     }
     for (Started s : ones) {
-      assertThat(client.awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
+      assertThat(
+              server
+                  .client()
+                  .awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
           .isEqualTo(1);
     }
     for (Started s : twos) {
-      assertThat(client.awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
+      assertThat(
+              server
+                  .client()
+                  .awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
           .isEqualTo(2);
     }
     assertThat(v1Saw).hasSize(5).containsOnly(1);
     assertThat(v2Saw).hasSize(5).containsOnly(2);
     // Without a version, a start takes the newest one a worker registered.
-    assertThat(client.get("versioned", client.start("versioned", "x").runId()).version())
+    assertThat(
+            server
+                .client()
+                .get("versioned", server.client().start("versioned", "x").runId())
+                .version())
         .isEqualTo(2);
   }
 
@@ -394,15 +419,16 @@ class WorkflowEndToEndTest {
     double requestsBefore = completeRequests();
     List<Started> runs = new ArrayList<>();
     for (int i = 0; i < 500; i++) {
-      runs.add(client.start("many", i));
+      runs.add(server.client().start("many", i));
     }
     for (int i = 0; i < runs.size(); i++) {
       assertThat(
-              client.awaitResult(
-                  "many", runs.get(i).runId(), Integer.class, Duration.ofSeconds(60)))
+              server
+                  .client()
+                  .awaitResult("many", runs.get(i).runId(), Integer.class, Duration.ofSeconds(60)))
           .isEqualTo((i + 1) * 2 - 1);
     }
-    var page = client.list("many", RunStatus.COMPLETED, null, 1000);
+    var page = server.client().list("many", RunStatus.COMPLETED, null, 1000);
     assertThat(page.runs()).hasSize(500);
     // 2,000 completions (three steps and the end of each run): with 64 runs in flight, those
     // ready together share requests, so there are fewer requests than completions.

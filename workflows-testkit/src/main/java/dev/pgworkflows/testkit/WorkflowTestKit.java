@@ -1,5 +1,6 @@
 package dev.pgworkflows.testkit;
 
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
 import dev.pgworkflows.workflows.WorkerOptions;
@@ -13,7 +14,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -78,12 +78,14 @@ public final class WorkflowTestKit implements AutoCloseable {
   public void advanceTime(Duration by) {
     try (Connection c = DriverManager.getConnection(server.jdbcUrl(), "postgres", "postgres")) {
       List<String> queues = new ArrayList<>();
-      try (Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT queue_name FROM queue.queue_meta WHERE queue_name LIKE '\\_\\_wf\\_%'")) {
-        while (rs.next()) {
-          queues.add(rs.getString(1));
+      // Every workflow's queue: its name begins with the prefix ("_" escaped for LIKE).
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT queue_name FROM queue.queue_meta WHERE queue_name LIKE ?")) {
+        ps.setString(1, Names.WORKFLOW_QUEUE_PREFIX.replace("_", "\\_") + "%");
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            queues.add(rs.getString(1));
+          }
         }
       }
       for (String q : queues) {

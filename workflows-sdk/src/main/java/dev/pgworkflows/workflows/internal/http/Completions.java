@@ -1,13 +1,18 @@
 package dev.pgworkflows.workflows.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.Completion;
+import dev.pgworkflows.protocol.CompletionBatch;
+import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -40,7 +45,7 @@ public final class Completions implements AutoCloseable {
 
   /** One completion and the thread waiting for its answer. */
   private static final class Pending {
-    final Map<String, Object> item;
+    final Completion item;
     final boolean frees;
     final boolean asks;
     final Thread owner = Thread.currentThread();
@@ -48,10 +53,10 @@ public final class Completions implements AutoCloseable {
     /** A task taken back for this completion's slot; set before the outcome. */
     JsonNode task;
 
-    /** Null while waiting; then the answer (JsonNode), a RuntimeException, or a Lead. */
+    /** Null while waiting; then the answer (a CompletionOutcome), a RuntimeException, or a Lead. */
     volatile Object outcome;
 
-    Pending(Map<String, Object> item, boolean frees, boolean asks) {
+    Pending(Completion item, boolean frees, boolean asks) {
       this.item = item;
       this.frees = frees;
       this.asks = asks;
@@ -83,22 +88,22 @@ public final class Completions implements AutoCloseable {
   private final Transport transport;
   private final String path;
   private final TakeBack takeBack;
-  private final StreamSlots slots;
+  private final SlotReports slots;
   private final Object lock = new Object();
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int sending;
   private boolean closed;
 
   public Completions(Transport transport, String workflow) {
-    this(transport, workflow, null, null);
+    this(transport, workflow, null, SlotReports.NONE);
   }
 
   public Completions(Transport transport, String workflow, TakeBack takeBack) {
-    this(transport, workflow, takeBack, null);
+    this(transport, workflow, takeBack, SlotReports.NONE);
   }
 
-  /** With {@code slots}, every batch carries the worker's slot report for its task stream. */
-  public Completions(Transport transport, String workflow, TakeBack takeBack, StreamSlots slots) {
+  /** Every batch carries the worker's slot report for its task stream, from {@code slots}. */
+  public Completions(Transport transport, String workflow, TakeBack takeBack, SlotReports slots) {
     this.transport = transport;
     this.path = "/v1/workflows/" + workflow + "/tasks/complete";
     this.takeBack = takeBack;
@@ -110,29 +115,24 @@ public final class Completions implements AutoCloseable {
    * task stream.
    */
   public String slotReport(int freeing) {
-    return slots == null ? null : slots.report(freeing);
+    return slots.report(freeing);
   }
 
   /**
-   * Completes one step of run {@code runId} ({@code body} as for the single-run complete route) and
-   * returns the server's answer for it. Throws {@link ApiException} when the server rejected this
-   * completion and {@link ServerUnavailableException} when the request could not be made.
+   * Sends one completion and returns the server's answer for it. Throws {@link ApiException} when
+   * the server rejected this completion and {@link ServerUnavailableException} when the request
+   * could not be made.
    */
-  public JsonNode complete(long runId, Map<String, Object> body) {
-    return complete(runId, body, false);
+  public CompletionOutcome complete(Completion completion) {
+    return complete(completion, false);
   }
 
   /**
-   * As {@link #complete(long, Map)}; {@code frees} says the calling thread is done with the run
+   * As {@link #complete(Completion)}; {@code frees} says the calling thread is done with the run
    * after this completion, so with a {@link TakeBack} open, a task may be handed over for its slot.
    */
-  public JsonNode complete(long runId, Map<String, Object> body, boolean frees) {
-    Map<String, Object> item = new LinkedHashMap<>();
-    item.put("runId", runId);
-    item.putAll(body);
-    // The step span's context, so the server's record of this write joins the run's trace.
-    W3CTraceContextPropagator.getInstance()
-        .inject(Context.current(), item, (m, k, v) -> m.put(k, v));
+  public CompletionOutcome complete(Completion completion, boolean frees) {
+    Completion item = withTrace(completion);
     Pending p =
         new Pending(item, frees, frees && takeBack != null && takeBack.open().getAsBoolean());
     List<Pending> batch = null;
@@ -156,7 +156,27 @@ public final class Completions implements AutoCloseable {
     if (o instanceof RuntimeException e) {
       throw e;
     }
-    return (JsonNode) o;
+    return (CompletionOutcome) o;
+  }
+
+  /** The step span's context, so the server's record of this write joins the run's trace. */
+  private static Completion withTrace(Completion c) {
+    Map<String, String> carrier = new HashMap<>(2);
+    W3CTraceContextPropagator.getInstance().inject(Context.current(), carrier, Map::put);
+    String traceparent = carrier.get("traceparent");
+    if (traceparent == null) {
+      return c;
+    }
+    return new Completion(
+        c.runId(),
+        c.messageId(),
+        c.receipt(),
+        c.step(),
+        c.next(),
+        c.result(),
+        c.leaseSeconds(),
+        c.stepSeconds(),
+        traceparent);
   }
 
   /** Up to MAX_BATCH of the waiting completions, oldest first; called holding the lock. */
@@ -191,7 +211,7 @@ public final class Completions implements AutoCloseable {
   }
 
   private void send(List<Pending> batch) {
-    List<Map<String, Object>> items = new ArrayList<>(batch.size());
+    List<Completion> items = new ArrayList<>(batch.size());
     int frees = 0;
     int asks = 0;
     for (Pending p : batch) {
@@ -199,23 +219,23 @@ public final class Completions implements AutoCloseable {
       frees += p.frees ? 1 : 0;
       asks += p.asks ? 1 : 0;
     }
-    Map<String, Object> request = new LinkedHashMap<>();
-    request.put("completions", items);
-    if (asks > 0) {
-      request.put(
-          "take",
-          Map.of(
-              "versions", takeBack.versions(),
-              "max", asks,
-              "leaseSeconds", takeBack.leaseSeconds()));
-    }
+    Take take =
+        asks > 0
+            ? new Take(
+                takeBack.versions(),
+                asks,
+                (int) Math.min(Integer.MAX_VALUE, takeBack.leaseSeconds()))
+            : null;
     // The request belongs to no one run's trace (each item carries its own), whichever run's
     // thread sends it.
     Scope root = Context.root().makeCurrent();
     try {
       // Slots that ask for a task are not reported free: the server counts those it could not
       // fill as free when it applies the report.
-      JsonNode answer = transport.post(path, request, StreamSlots.HEADER, slotReport(frees - asks));
+      JsonNode answer =
+          transport.post(
+              path, new CompletionBatch(items, take), SlotReports.HEADER, slotReport(frees - asks));
+      // Tasks are read by the worker's own reader (see Task.of), not as the protocol's Task.
       JsonNode tasks = answer.get("tasks");
       if (tasks != null && tasks.size() > 0) {
         int k = 0;
@@ -225,18 +245,20 @@ public final class Completions implements AutoCloseable {
           }
         }
       }
-      JsonNode results = answer.get("results");
+      List<CompletionOutcome> results = outcomes(answer.get("results"));
       for (int i = 0; i < batch.size(); i++) {
-        JsonNode r = results == null ? null : results.get(i);
+        CompletionOutcome r = i < results.size() ? results.get(i) : null;
         if (r == null) {
           batch
               .get(i)
               .settle(
                   new ServerUnavailableException("the server's answer missed a completion", null));
-        } else if ("rejected".equals(r.path("outcome").asText())) {
+        } else if ("rejected".equals(r.outcome())) {
           batch
               .get(i)
-              .settle(new ApiException(r.path("status").asInt(400), r.path("detail").asText()));
+              .settle(
+                  new ApiException(
+                      r.status() == null ? 400 : r.status(), r.detail() == null ? "" : r.detail()));
         } else {
           batch.get(i).settle(r);
         }
@@ -253,6 +275,13 @@ public final class Completions implements AutoCloseable {
     } finally {
       root.close();
     }
+  }
+
+  private static List<CompletionOutcome> outcomes(JsonNode results) {
+    if (results == null || results.isNull()) {
+      return List.of();
+    }
+    return Arrays.asList(Transport.read(results, CompletionOutcome[].class));
   }
 
   /** Fails every completion still waiting; one handed over later fails at once. */

@@ -1,11 +1,18 @@
 package dev.pgworkflows.workflows.internal.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.Rejected;
+import dev.pgworkflows.protocol.StartAnswer;
+import dev.pgworkflows.protocol.StartBatchAnswers;
+import dev.pgworkflows.protocol.StartBatchItem;
+import dev.pgworkflows.protocol.StartBatchRequest;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +34,7 @@ public final class Starts {
   private static final int SENDERS = 2;
 
   private record Pending(
-      String workflow,
-      Map<String, Object> body,
-      Context context,
-      CompletableFuture<JsonNode> answer) {}
+      String workflow, StartRequest body, Context context, CompletableFuture<StartResult> answer) {}
 
   private final Transport transport;
   private final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
@@ -41,11 +45,11 @@ public final class Starts {
   }
 
   /**
-   * Starts a run of {@code workflow} ({@code body} as for the single start route) and returns the
-   * server's answer for it. Throws {@link ApiException} when the server rejected this start and
-   * {@link ServerUnavailableException} when the request could not be made.
+   * Starts a run of {@code workflow} and returns the server's answer for it. Throws {@link
+   * ApiException} when the server rejected this start and {@link ServerUnavailableException} when
+   * the request could not be made.
    */
-  public JsonNode start(String workflow, Map<String, Object> body) {
+  public StartResult start(String workflow, StartRequest body) {
     Pending p = new Pending(workflow, body, Context.current(), new CompletableFuture<>());
     waiting.add(p);
     // Whoever holds a permit sends until nothing waits; a start queued while both permits were
@@ -98,7 +102,9 @@ public final class Starts {
       // In the caller's context, so the request carries its trace.
       Scope scope = p.context().makeCurrent();
       try {
-        p.answer().complete(transport.post("/v1/workflows/" + workflow + "/runs", p.body()));
+        p.answer()
+            .complete(
+                transport.post("/v1/workflows/" + workflow + "/runs", p.body(), StartResult.class));
       } catch (RuntimeException e) {
         p.answer().completeExceptionally(e);
       } finally {
@@ -106,32 +112,37 @@ public final class Starts {
       }
       return;
     }
-    List<Map<String, Object>> items = new ArrayList<>(batch.size());
+    List<StartBatchItem> items = new ArrayList<>(batch.size());
     for (Pending p : batch) {
-      Map<String, Object> item = new LinkedHashMap<>(p.body());
-      Map<String, String> trace = new LinkedHashMap<>();
-      W3CTraceContextPropagator.getInstance().inject(p.context(), trace, (m, k, v) -> m.put(k, v));
-      if (trace.containsKey("traceparent")) {
-        item.put("traceparent", trace.get("traceparent"));
-      }
-      items.add(item);
+      Map<String, String> trace = new HashMap<>(2);
+      W3CTraceContextPropagator.getInstance().inject(p.context(), trace, Map::put);
+      StartRequest b = p.body();
+      items.add(
+          new StartBatchItem(
+              b.input(),
+              b.version(),
+              b.idempotencyKey(),
+              b.retentionDays(),
+              trace.get("traceparent")));
     }
     try {
-      JsonNode runs =
+      List<StartAnswer> runs =
           transport
-              .post("/v1/workflows/" + workflow + "/runs/batch", Map.of("runs", items))
-              .get("runs");
+              .post(
+                  "/v1/workflows/" + workflow + "/runs/batch",
+                  new StartBatchRequest(items),
+                  StartBatchAnswers.class)
+              .runs();
       for (int i = 0; i < batch.size(); i++) {
-        JsonNode r = runs == null ? null : runs.get(i);
-        CompletableFuture<JsonNode> answer = batch.get(i).answer();
-        if (r == null) {
+        StartAnswer r = runs != null && i < runs.size() ? runs.get(i) : null;
+        CompletableFuture<StartResult> answer = batch.get(i).answer();
+        if (r instanceof StartResult started) {
+          answer.complete(started);
+        } else if (r instanceof Rejected rejected) {
+          answer.completeExceptionally(new ApiException(rejected.status(), rejected.detail()));
+        } else {
           answer.completeExceptionally(
               new ServerUnavailableException("the server's answer missed a start", null));
-        } else if ("rejected".equals(r.path("outcome").asText())) {
-          answer.completeExceptionally(
-              new ApiException(r.path("status").asInt(400), r.path("detail").asText()));
-        } else {
-          answer.complete(r);
         }
       }
     } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.http;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.pgworkflows.protocol.Problem;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import java.io.BufferedReader;
@@ -37,6 +39,14 @@ public final class Transport {
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
+
+  /**
+   * Writes request bodies: the protocol's records, with absent fields left out (the spec's request
+   * schemas do not take nulls). JSON values inside them (inputs, outputs) are trees already, made
+   * by {@link #JSON}, and are written as they are, nulls and all.
+   */
+  private static final ObjectMapper WIRE =
+      JSON.copy().setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL);
 
   /** Paths whose URLs are kept; past this many the kept ones are dropped and kept afresh. */
   private static final int URLS_KEPT = 64;
@@ -80,6 +90,39 @@ public final class Transport {
 
   public JsonNode get(String path) {
     return send("GET", path, null, Duration.ofSeconds(30));
+  }
+
+  /** GETs {@code path} and reads the answer as {@code answer}. */
+  public <T> T get(String path, Class<T> answer) {
+    return read(get(path), answer);
+  }
+
+  /** DELETEs {@code path} and reads the answer as {@code answer}. */
+  public <T> T delete(String path, Class<T> answer) {
+    return read(delete(path), answer);
+  }
+
+  /** POSTs {@code body} and reads the answer as {@code answer}. */
+  public <T> T post(String path, Object body, Class<T> answer) {
+    return read(post(path, body), answer);
+  }
+
+  /**
+   * As {@link #post(String, Object, Class)}, with one more header when {@code value} is not null.
+   */
+  public <T> T post(String path, Object body, String header, String value, Class<T> answer) {
+    return read(post(path, body, header, value), answer);
+  }
+
+  /** A part of an answer as one of the protocol's records. */
+  public static <T> T read(JsonNode json, Class<T> type) {
+    try {
+      return JSON.treeToValue(json, type);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      throw new ServerUnavailableException(
+          "the server's answer does not read as " + type.getSimpleName() + ": " + e.getMessage(),
+          e);
+    }
   }
 
   public JsonNode delete(String path) {
@@ -132,7 +175,7 @@ public final class Transport {
       Consumer<JsonNode> lines) {
     byte[] bytes;
     try {
-      bytes = body == null ? null : JSON.writeValueAsBytes(body);
+      bytes = body == null ? null : WIRE.writeValueAsBytes(body);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("could not serialise the request: " + e.getMessage(), e);
     }
@@ -201,12 +244,22 @@ public final class Transport {
     if (status >= 200 && status < 300) {
       return json;
     }
+    Problem problem = json != null && json.isObject() ? problem(json) : null;
     String detail =
-        json != null && json.hasNonNull("detail") ? json.get("detail").asText() : "HTTP " + status;
+        problem != null && problem.detail() != null ? problem.detail() : "HTTP " + status;
     if (status == 502 || status == 503 || status == 504) {
       throw new ServerUnavailableException("server answered " + status + ": " + detail, null);
     }
     throw new ApiException(status, detail);
+  }
+
+  /** An error answer as the problem document it should be; null when it is not one. */
+  private static Problem problem(JsonNode json) {
+    try {
+      return JSON.treeToValue(json, Problem.class);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      return null;
+    }
   }
 
   private static void readLines(InputStream body, Consumer<JsonNode> lines) throws IOException {

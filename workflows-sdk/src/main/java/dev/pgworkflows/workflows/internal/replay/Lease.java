@@ -1,14 +1,21 @@
 package dev.pgworkflows.workflows.internal.replay;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.Completion;
+import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.LeaseExtended;
+import dev.pgworkflows.protocol.LeaseRequest;
+import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.RetryOutcome;
+import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.StreamSlots;
+import dev.pgworkflows.workflows.internal.http.SlotReports;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lease {
   private static final Logger log = LoggerFactory.getLogger(Lease.class);
-  private static final String COMPLETE = "/complete";
+  private static final Next INLINE = new Next(null, null, true, null, null);
+  private static final CompletionOutcome STALE = CompletionOutcome.of("stale");
 
   private final Transport transport;
   private final Completions completions;
@@ -28,6 +36,7 @@ public final class Lease {
   private final String base;
   private final long messageId;
   private final Duration duration;
+  private final int leaseSeconds;
   private String receipt;
   private long expiresAtNanos;
 
@@ -40,75 +49,64 @@ public final class Lease {
     this.messageId = task.messageId();
     this.receipt = task.receipt();
     this.duration = duration;
+    this.leaseSeconds = (int) Math.min(Integer.MAX_VALUE, duration.toSeconds());
     this.expiresAtNanos = System.nanoTime() + duration.toNanos();
   }
 
   /** Journals and continues inline; returns the outcome ("ok", "stale", ...). */
-  public synchronized String completeInline(Map<String, Object> step, Double seconds) {
-    Map<String, Object> body = base();
-    body.put("step", step);
-    body.put("next", Map.of("inline", true));
-    if (seconds != null) {
-      body.put("stepSeconds", seconds);
-    }
-    JsonNode r = write(COMPLETE, body, false);
-    String outcome = r.get("outcome").asText();
-    if ("ok".equals(outcome)) {
+  public synchronized String completeInline(StepRecord step, Double seconds) {
+    CompletionOutcome r = complete(step, INLINE, null, seconds, false);
+    if ("ok".equals(r.outcome())) {
       // The same receipt means the lease was kept as it was, ending when it did.
-      String next = r.get("receipt").asText();
+      String next = r.receipt();
       if (!next.equals(receipt)) {
         receipt = next;
         expiresAtNanos = System.nanoTime() + duration.toNanos();
       }
     }
-    return outcome;
+    return r.outcome();
   }
 
   /** Journals (when step is given) and hands the run back with {@code next}. */
-  public synchronized String suspend(Map<String, Object> step, Map<String, Object> next) {
-    Map<String, Object> body = base();
-    if (step != null) {
-      body.put("step", step);
-    }
-    body.put("next", next);
-    return write(COMPLETE, body, true).get("outcome").asText();
+  public synchronized String suspend(StepRecord step, Next next) {
+    return complete(step, next, null, null, true).outcome();
   }
 
   /**
-   * Ends the run with {@code result} ({"status": "completed"|"failed", ...}), journaling {@code
-   * step} (when given) in the same transaction.
+   * Ends the run with {@code result} (completed or failed), journaling {@code step} (when given) in
+   * the same transaction.
    */
-  public synchronized String finish(
-      Map<String, Object> result, Map<String, Object> step, Double seconds) {
-    Map<String, Object> body = base();
-    if (step != null) {
-      body.put("step", step);
-    }
-    if (seconds != null) {
-      body.put("stepSeconds", seconds);
-    }
-    body.put("result", result);
-    return write(COMPLETE, body, true).get("outcome").asText();
+  public synchronized String finish(RunResult result, StepRecord step, Double seconds) {
+    return complete(step, null, result, seconds, true).outcome();
   }
 
   /** Hands the task back to reappear after {@code delay}. */
   public synchronized String retryLater(Duration delay, String step) {
-    Map<String, Object> body = base();
-    body.remove("leaseSeconds");
-    body.put("delayMs", delay.toMillis());
-    if (step != null) {
-      body.put("step", step);
-    }
-    return write("/retry", body, false).get("outcome").asText();
+    RetryRequest body = new RetryRequest(messageId, receipt, delay.toMillis(), step);
+    return write(
+        "/retry",
+        () ->
+            // A task handed back frees its slot, which the worker's task stream hears of.
+            transport
+                .post(
+                    base + "/retry",
+                    body,
+                    SlotReports.HEADER,
+                    completions.slotReport(1),
+                    RetryOutcome.class)
+                .outcome(),
+        "stale");
   }
 
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */
   public synchronized boolean extend() {
-    Map<String, Object> body = base();
-    body.put("leaseSeconds", duration.toSeconds());
     try {
-      JsonNode r = transport.post(base + "/lease", body);
-      receipt = r.get("receipt").asText();
+      LeaseExtended r =
+          transport.post(
+              base + "/lease",
+              new LeaseRequest(messageId, receipt, leaseSeconds),
+              LeaseExtended.class);
+      receipt = r.receipt();
       expiresAtNanos = System.nanoTime() + duration.toNanos();
       return true;
     } catch (ApiException e) {
@@ -122,47 +120,43 @@ public final class Lease {
     }
   }
 
-  private Map<String, Object> base() {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("messageId", messageId);
-    body.put("receipt", receipt);
-    body.put("leaseSeconds", duration.toSeconds());
-    return body;
+  /**
+   * A completion under this lease. Step completions travel with those of the worker's other runs
+   * (one request, one transaction). {@code frees}: a completion after which this thread is done
+   * with the run (it may bring the slot's next task).
+   */
+  private CompletionOutcome complete(
+      StepRecord step, Next next, RunResult result, Double seconds, boolean frees) {
+    Completion c =
+        new Completion(runId, messageId, receipt, step, next, result, leaseSeconds, seconds, null);
+    return write("/complete", () -> completions.complete(c, frees), STALE);
   }
 
   /**
-   * Posts a write, retrying while the server is unreachable. A refusal (4xx) means this worker can
-   * no longer act for the run: the body unwinds and the lease is left to run out. {@code frees}: a
-   * completion after which this thread is done with the run (it may bring the slot's next task).
+   * Makes a write, retrying while the server is unreachable, and returns its outcome. A refusal
+   * (4xx) means this worker can no longer act for the run: the body unwinds and the lease is left
+   * to run out. Once the lease would have run out, or the thread is interrupted, the write gives up
+   * as "stale".
    */
-  private JsonNode write(String path, Map<String, Object> body, boolean frees) {
+  private <T> T write(String what, Supplier<T> call, T stale) {
     long backoffMs = 50;
     while (true) {
       try {
-        // Step completions travel with those of the worker's other runs (one request, one
-        // transaction); the rarer writes go on their own.
-        // A task handed back (a retry) frees its slot, which the worker's task stream hears of.
-        return path.equals(COMPLETE)
-            ? completions.complete(runId, body, frees)
-            : transport.post(
-                base + path,
-                body,
-                StreamSlots.HEADER,
-                completions.slotReport(path.equals("/retry") ? 1 : 0));
+        return call.get();
       } catch (ApiException e) {
-        log.error("the server refused {} {}: {}", base, path, e.getMessage());
+        log.error("the server refused {} {}: {}", base, what, e.getMessage());
         throw new Suspend(Suspend.Why.LEASE_LOST);
       } catch (ServerUnavailableException e) {
         if (System.nanoTime() - expiresAtNanos > 0) {
-          log.warn("giving up on {}: the lease has run out ({})", path, e.getMessage());
-          return Transport.JSON.createObjectNode().put("outcome", "stale");
+          log.warn("giving up on {}: the lease has run out ({})", what, e.getMessage());
+          return stale;
         }
-        log.debug("server unavailable for {}; retrying in {} ms", path, backoffMs);
+        log.debug("server unavailable for {}; retrying in {} ms", what, backoffMs);
         try {
           Thread.sleep(backoffMs);
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
-          return Transport.JSON.createObjectNode().put("outcome", "stale");
+          return stale;
         }
         backoffMs = Math.min(backoffMs * 2, 2_000);
       }

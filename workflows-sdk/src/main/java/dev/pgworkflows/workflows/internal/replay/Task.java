@@ -6,7 +6,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A leased task as the poll returns it. */
+/**
+ * A leased task as the worker reads it: the protocol's {@link dev.pgworkflows.protocol.Task}, with
+ * the input and the journal as trees rather than JSON text, read in one pass over the answer
+ * ({@link #of}). The protocol record keeps them as text for the server, which passes them through
+ * unparsed; binding it here would parse each twice on the worker's hottest path.
+ */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Task(
     long runId,

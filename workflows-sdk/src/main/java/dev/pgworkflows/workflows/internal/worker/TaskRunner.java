@@ -2,18 +2,15 @@ package dev.pgworkflows.workflows.internal.worker;
 
 import com.fasterxml.jackson.databind.JavaType;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
-import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowVersionMismatch;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Lease;
 import dev.pgworkflows.workflows.internal.replay.Replay;
+import dev.pgworkflows.workflows.internal.replay.RunEnvironment;
 import dev.pgworkflows.workflows.internal.replay.Suspend;
 import dev.pgworkflows.workflows.internal.replay.Task;
-import io.opentelemetry.api.trace.Tracer;
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -22,37 +19,23 @@ import org.slf4j.MDC;
 final class TaskRunner<I, O> {
   private static final Logger log = LoggerFactory.getLogger(TaskRunner.class);
 
-  private final Workflow<I, O> workflow;
+  private final Definition<I, O> workflow;
   private final Transport transport;
   private final Completions completions;
-  private final ScheduledExecutorService heartbeats;
-  private final Duration leaseDuration;
-  private final BooleanSupplier stopping;
-  private final Tracer tracer;
+  private final RunEnvironment env;
 
   TaskRunner(
-      Workflow<I, O> workflow,
-      Transport transport,
-      Completions completions,
-      ScheduledExecutorService heartbeats,
-      Duration leaseDuration,
-      BooleanSupplier stopping,
-      Tracer tracer) {
+      Definition<I, O> workflow, Transport transport, Completions completions, RunEnvironment env) {
     this.workflow = workflow;
-    this.tracer = tracer;
     this.transport = transport;
     this.completions = completions;
-    this.heartbeats = heartbeats;
-    this.leaseDuration = leaseDuration;
-    this.stopping = stopping;
+    this.env = env;
   }
 
   void run(Task task) {
     MDC.put("runId", Long.toString(task.runId()));
     try {
-      Lease lease = new Lease(transport, completions, workflow.name(), task, leaseDuration);
-      Replay replay =
-          new Replay(workflow.name(), task, lease, heartbeats, leaseDuration, stopping, tracer);
+      Replay replay = new Replay(workflow.name(), task, lease(task), env);
       if (task.version() != workflow.version()) {
         WorkflowVersionMismatch e =
             new WorkflowVersionMismatch(workflow.name(), workflow.version(), task.version());
@@ -72,11 +55,14 @@ final class TaskRunner<I, O> {
   /** Hands a task back at once, untouched (used while shutting down). */
   void release(Task task) {
     try {
-      new Lease(transport, completions, workflow.name(), task, leaseDuration)
-          .retryLater(Duration.ZERO, null);
+      lease(task).retryLater(Duration.ZERO, null);
     } catch (RuntimeException | Suspend e) {
       log.debug("could not hand back run {}: {}", task.runId(), e.toString());
     }
+  }
+
+  private Lease lease(Task task) {
+    return new Lease(transport, completions, workflow.name(), task, env.leaseDuration());
   }
 
   private void execute(Task task, Replay replay) {

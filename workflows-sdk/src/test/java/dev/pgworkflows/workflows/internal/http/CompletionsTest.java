@@ -4,44 +4,46 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.server.TestServer;
+import com.fasterxml.jackson.databind.node.LongNode;
+import dev.pgworkflows.protocol.Completion;
+import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.WorkflowClient;
 import dev.pgworkflows.workflows.internal.replay.Task;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Completions from many task threads at once: each thread gets the answer for its own completion
  * (batched with others or not), a completion the server rejects fails only its own thread, and
  * nothing is accepted once closed.
  */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CompletionsTest {
-  private static TestServer server;
+  @RegisterExtension static final LiveServer server = new LiveServer();
   private static WorkflowClient client;
   private static Transport transport;
 
   @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
+  static void connect() {
+    client = server.client();
     transport = new Transport(server.url(), null);
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
   }
 
   /** Starts n runs of {@code workflow} and leases their tasks. */
@@ -62,14 +64,17 @@ class CompletionsTest {
     return tasks;
   }
 
-  private static Map<String, Object> inline(Task t, String step) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("messageId", t.messageId());
-    body.put("receipt", t.receipt());
-    body.put("leaseSeconds", 60);
-    body.put("step", Map.of("name", step, "kind", "run", "output", t.runId()));
-    body.put("next", Map.of("inline", true));
-    return body;
+  private static Completion inline(Task t, String step) {
+    return new Completion(
+        t.runId(),
+        t.messageId(),
+        t.receipt(),
+        new StepRecord(step, "run", LongNode.valueOf(t.runId()), null, null),
+        new Next(null, null, true, null, null),
+        null,
+        60,
+        null,
+        null);
   }
 
   @Test
@@ -80,20 +85,20 @@ class CompletionsTest {
     ExecutorService pool = Executors.newFixedThreadPool(n);
     try {
       CountDownLatch go = new CountDownLatch(1);
-      List<Future<JsonNode>> answers = new ArrayList<>();
+      List<Future<CompletionOutcome>> answers = new ArrayList<>();
       for (Task t : tasks) {
         answers.add(
             pool.submit(
                 () -> {
                   go.await();
-                  return completions.complete(t.runId(), inline(t, "s"));
+                  return completions.complete(inline(t, "s"));
                 }));
       }
       go.countDown();
       for (int i = 0; i < n; i++) {
-        JsonNode a = answers.get(i).get();
-        assertThat(a.get("outcome").asText()).isEqualTo("ok");
-        assertThat(a.get("messageId").asLong())
+        CompletionOutcome a = answers.get(i).get();
+        assertThat(a.outcome()).isEqualTo("ok");
+        assertThat(a.messageId())
             .as("the answer is for this thread's run")
             .isEqualTo(tasks.get(i).messageId());
       }
@@ -114,13 +119,11 @@ class CompletionsTest {
     Completions completions = new Completions(transport, "mixed");
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
-      Future<JsonNode> good =
-          pool.submit(
-              () -> completions.complete(tasks.get(0).runId(), inline(tasks.get(0), "fine")));
-      Future<JsonNode> bad =
-          pool.submit(
-              () -> completions.complete(tasks.get(1).runId(), inline(tasks.get(1), "bad name!")));
-      assertThat(good.get().get("outcome").asText()).isEqualTo("ok");
+      Future<CompletionOutcome> good =
+          pool.submit(() -> completions.complete(inline(tasks.get(0), "fine")));
+      Future<CompletionOutcome> bad =
+          pool.submit(() -> completions.complete(inline(tasks.get(1), "bad name!")));
+      assertThat(good.get().outcome()).isEqualTo("ok");
       assertThatThrownBy(bad::get)
           .hasCauseInstanceOf(ApiException.class)
           .cause()
@@ -132,13 +135,17 @@ class CompletionsTest {
     assertThat(client.steps("mixed", tasks.get(1).runId())).isEmpty();
   }
 
-  private static Map<String, Object> finish(Task t) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("messageId", t.messageId());
-    body.put("receipt", t.receipt());
-    body.put("leaseSeconds", 60);
-    body.put("result", Map.of("status", "completed", "output", t.runId()));
-    return body;
+  private static Completion finish(Task t) {
+    return new Completion(
+        t.runId(),
+        t.messageId(),
+        t.receipt(),
+        null,
+        null,
+        new RunResult("completed", LongNode.valueOf(t.runId()), null),
+        60,
+        null,
+        null);
   }
 
   /**
@@ -166,31 +173,17 @@ class CompletionsTest {
                   handed.add(t);
                 }));
     try {
-      assertThat(
-              completions
-                  .complete(tasks.get(0).runId(), finish(tasks.get(0)), true)
-                  .get("outcome")
-                  .asText())
-          .isEqualTo("ok");
+      assertThat(completions.complete(finish(tasks.get(0)), true).outcome()).isEqualTo("ok");
       assertThat(handed).as("closed: nothing taken").isEmpty();
       open.set(true);
-      assertThat(
-              completions
-                  .complete(tasks.get(1).runId(), inline(tasks.get(1), "one"), false)
-                  .get("outcome")
-                  .asText())
+      assertThat(completions.complete(inline(tasks.get(1), "one"), false).outcome())
           .isEqualTo("ok");
       assertThat(handed).as("no slot freed: nothing taken").isEmpty();
-      assertThat(
-              completions
-                  .complete(tasks.get(2).runId(), finish(tasks.get(2)), true)
-                  .get("outcome")
-                  .asText())
-          .isEqualTo("ok");
+      assertThat(completions.complete(finish(tasks.get(2)), true).outcome()).isEqualTo("ok");
       assertThat(handed).hasSize(1);
       Task next = Transport.JSON.convertValue(handed.get(0), Task.class);
       assertThat(next.runId()).isEqualTo(due);
-      assertThat(completions.complete(due, inline(next, "first"), false).get("outcome").asText())
+      assertThat(completions.complete(inline(next, "first"), false).outcome())
           .as("the handed task's lease is held")
           .isEqualTo("ok");
     } finally {
@@ -204,7 +197,7 @@ class CompletionsTest {
     List<Task> tasks = leased("closed", 1);
     Completions completions = new Completions(transport, "closed");
     completions.close();
-    assertThatThrownBy(() -> completions.complete(tasks.get(0).runId(), inline(tasks.get(0), "s")))
+    assertThatThrownBy(() -> completions.complete(inline(tasks.get(0), "s")))
         .isInstanceOf(ServerUnavailableException.class);
     assertThat(client.steps("closed", tasks.get(0).runId())).isEmpty();
   }

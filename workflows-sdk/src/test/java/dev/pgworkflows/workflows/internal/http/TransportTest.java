@@ -4,31 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The transport keeps the URLs of the paths it sends to: more distinct paths than it keeps (runs
  * looked up one by one) each still reach their own resource, before and after the kept ones are
  * dropped, and a path that is not a URL is refused as before (an IllegalArgumentException).
  */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TransportTest {
-  private static TestServer server;
+  @RegisterExtension static final LiveServer server = new LiveServer();
   private static Transport transport;
 
   @BeforeAll
-  static void start() {
-    server = TestServer.start();
+  static void connect() {
     transport = new Transport(server.url(), null);
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
   }
 
   @Test

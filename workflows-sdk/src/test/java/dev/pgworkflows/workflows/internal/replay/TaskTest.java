@@ -3,15 +3,19 @@ package dev.pgworkflows.workflows.internal.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.Tasks;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.workflows.WorkflowClient;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** A task read by hand is the task data binding would make of the same JSON. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TaskTest {
   private static JsonNode json(String s) throws Exception {
     return Transport.JSON.readTree(s);
@@ -70,6 +74,22 @@ class TaskTest {
         .isEqualTo(Instant.parse("2026-11-25T06:11:08.123456Z"));
   }
 
+  /** The worker's reading of a task holds what the protocol's record of it holds. */
+  private static void assertSameTask(Task read, dev.pgworkflows.protocol.Task wire)
+      throws Exception {
+    assertThat(read.runId()).isEqualTo(wire.runId());
+    assertThat(read.messageId()).isEqualTo(wire.messageId());
+    assertThat(read.receipt()).isEqualTo(wire.receipt());
+    assertThat(read.attempt()).isEqualTo(wire.attempt());
+    assertThat(read.version()).isEqualTo(wire.version());
+    assertThat(read.reason()).isEqualTo(wire.reason());
+    assertThat(read.startedAt()).isEqualTo(wire.startedAt());
+    assertThat(read.traceContext()).isEqualTo(wire.traceContext());
+    assertThat(read.input()).isEqualTo(Transport.JSON.readTree(wire.input()));
+    assertThat(Transport.JSON.valueToTree(read.journal()).size())
+        .isEqualTo(Transport.JSON.readTree(wire.journal()).size());
+  }
+
   @Test
   void anAnswerWithoutTasksHoldsNone() throws Exception {
     assertThat(Task.all(null)).isEmpty();
@@ -78,7 +98,7 @@ class TaskTest {
   }
 
   @Test
-  void aRealPollsTasksReadAsDataBindingReadsThem() {
+  void aRealPollsTasksReadAsDataBindingReadsThem() throws Exception {
     try (TestServer server = TestServer.start()) {
       WorkflowClient client = WorkflowClient.connect(server.url());
       client.start("read-back", Map.of("n", 1, "s", "ü"));
@@ -89,9 +109,11 @@ class TaskTest {
               "/v1/workflows/read-back/tasks/poll",
               Map.of("versions", List.of(1), "max", 2, "waitSeconds", 1));
       List<Task> read = Task.all(answer.get("tasks"));
+      List<dev.pgworkflows.protocol.Task> wire = Transport.read(answer, Tasks.class).tasks();
       assertThat(read).hasSize(2);
       for (int i = 0; i < read.size(); i++) {
         assertThat(read.get(i)).isEqualTo(bound(answer.get("tasks").get(i)));
+        assertSameTask(read.get(i), wire.get(i));
         assertThat(read.get(i).startedAt()).isNotNull();
         assertThat(read.get(i).receipt()).isNotBlank();
       }

@@ -2,34 +2,24 @@ package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A run's last step is journaled in the transaction that ends the run (one write, not two), whether
  * the body returns, lets the step's failure escape, or throws after it; earlier steps are journaled
  * before the next one begins. Told apart by the rows' xmin: the transaction that wrote them.
  */
-class LastStepTest {
-  private static TestServer server;
-  private static WorkflowClient client;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class LastStepJournaledWithRunEndTest {
+  @RegisterExtension static final LiveServer server = new LiveServer();
 
   /** Whether step {@code step} of run {@code runId} was written by the run's ending transaction. */
   private static boolean journaledWithTheEnd(long runId, String step) throws Exception {
@@ -51,13 +41,13 @@ class LastStepTest {
   private static <I, O> RunInfo run(Workflow<I, O> wf, I input) {
     Worker w = wf.serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)));
     try {
-      long id = client.start(wf.name(), input).runId();
+      long id = server.client().start(wf.name(), input).runId();
       try {
-        client.awaitResult(wf.name(), id, Object.class, Duration.ofSeconds(20));
+        server.client().awaitResult(wf.name(), id, Object.class, Duration.ofSeconds(20));
       } catch (WorkflowFailedException expected) {
         // the failing bodies below
       }
-      return client.get(wf.name(), id);
+      return server.client().get(wf.name(), id);
     } finally {
       w.close();
     }
@@ -75,7 +65,7 @@ class LastStepTest {
                 });
     RunInfo run = run(wf, 4);
     assertThat(run.status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(client.steps("last-ok", run.runId()))
+    assertThat(server.client().steps("last-ok", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("one", "two");
     assertThat(journaledWithTheEnd(run.runId(), "two")).isTrue();
@@ -100,7 +90,7 @@ class LastStepTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-    StepInfo boom = client.steps("last-fails", run.runId()).get(1);
+    StepInfo boom = server.client().steps("last-fails", run.runId()).get(1);
     assertThat(boom.name()).isEqualTo("boom");
     assertThat(boom.error()).isNotNull();
     assertThat(journaledWithTheEnd(run.runId(), "boom")).isTrue();
@@ -117,7 +107,7 @@ class LastStepTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(client.steps("throws-after", run.runId()))
+    assertThat(server.client().steps("throws-after", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("one");
     assertThat(journaledWithTheEnd(run.runId(), "one")).isTrue();
@@ -135,7 +125,7 @@ class LastStepTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.COMPLETED);
-    java.util.List<StepInfo> steps = client.steps("sleep-after", run.runId());
+    java.util.List<StepInfo> steps = server.client().steps("sleep-after", run.runId());
     assertThat(steps).extracting(StepInfo::name).containsExactly("one", "nap");
     // "one" is written when the body reaches the sleep; the sleep starts at the call, before.
     assertThat(steps.get(1).startedAt()).isBefore(steps.get(0).completedAt());

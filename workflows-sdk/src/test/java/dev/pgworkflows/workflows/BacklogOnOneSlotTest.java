@@ -2,7 +2,7 @@ package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.LiveServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,36 +12,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A worker takes its next runs with the completions that end its last ones: with a backlog, a
  * long-polling worker of concurrency 1 runs it through on its one slot without a poll per run, and
  * every run ends with its steps journaled once.
  */
-class TakeBackTest {
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class BacklogOnOneSlotTest {
   private static final Pattern POLLS =
       Pattern.compile(
           "http_server_requests_seconds_count\\{[^}]*route=\"/v1/workflows/\\{name}/tasks/poll\"[^}]*}"
               + " ([0-9.E]+)");
 
-  private static TestServer server;
-  private static WorkflowClient client;
-
-  @BeforeAll
-  static void start() {
-    server = TestServer.start();
-    client = WorkflowClient.connect(server.url());
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
+  @RegisterExtension static final LiveServer server = new LiveServer();
 
   /** Poll requests the server has answered so far, all workflows together. */
   private static double polls() throws Exception {
@@ -72,7 +62,7 @@ class TakeBackTest {
     int runs = 30;
     List<Long> ids = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
-      ids.add(client.start(wf, i).runId());
+      ids.add(server.client().start(wf, i).runId());
     }
     double before = polls();
     Worker worker =
@@ -84,7 +74,9 @@ class TakeBackTest {
     try {
       for (int i = 0; i < runs; i++) {
         assertThat(
-                client.awaitResult("take-back", ids.get(i), Integer.class, Duration.ofSeconds(30)))
+                server
+                    .client()
+                    .awaitResult("take-back", ids.get(i), Integer.class, Duration.ofSeconds(30)))
             .isEqualTo((i + 1) * 2);
       }
     } finally {
@@ -97,7 +89,7 @@ class TakeBackTest {
         .isGreaterThanOrEqualTo(1);
     assertThat(threads).as("one runner thread").hasSize(1);
     for (long id : ids) {
-      assertThat(client.steps("take-back", id))
+      assertThat(server.client().steps("take-back", id))
           .extracting(StepInfo::name)
           .containsExactly("one", "two");
     }

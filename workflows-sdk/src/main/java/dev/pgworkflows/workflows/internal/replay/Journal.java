@@ -1,0 +1,96 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A run's journal as the body's replay walks it. Each step call either matches the next journaled
+ * entry, whose stored result it then returns, or is new; names must be unique within the run and
+ * reached in journal order, else the body is not deterministic.
+ */
+final class Journal {
+  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
+
+  private final long runId;
+  private final List<Task.Entry> entries;
+  private final Set<String> seen = new HashSet<>();
+  private int index;
+
+  Journal(long runId, List<Task.Entry> entries) {
+    this.runId = runId;
+    this.entries = new ArrayList<>(entries == null ? List.of() : entries);
+  }
+
+  /**
+   * The journal entry for step {@code name} when replaying, null when the step is new. Throws
+   * {@link NonDeterministicWorkflowException} when the name was used before in this run, or the
+   * journal holds another step (or another kind of step) at this point.
+   */
+  Task.Entry replayed(String name, String kind) {
+    if (name == null || !STEP.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "step name \""
+              + name
+              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
+    }
+    if (!seen.add(name)) {
+      throw new NonDeterministicWorkflowException(
+          "step name \"" + name + "\" is used twice in run " + runId);
+    }
+    if (index >= entries.size()) {
+      return null;
+    }
+    Task.Entry e = entries.get(index);
+    if (!e.name().equals(name)) {
+      throw new NonDeterministicWorkflowException(
+          "replay of run "
+              + runId
+              + " reached step \""
+              + name
+              + "\" where the journal has step \""
+              + e.name()
+              + "\" (step "
+              + (index + 1)
+              + ")");
+    }
+    if (!e.kind().equals(kind)) {
+      throw new NonDeterministicWorkflowException(
+          "step \""
+              + name
+              + "\" is a "
+              + kind
+              + " in the code but a "
+              + e.kind()
+              + " in the journal");
+    }
+    index++;
+    return e;
+  }
+
+  /** A new step's outcome, which later calls replay as though the server had sent it. */
+  void append(Task.Entry entry) {
+    entries.add(entry);
+    index++;
+  }
+
+  /** The error journaled for step {@code name}, or null. */
+  ObjectNode errorOf(String name) {
+    for (Task.Entry e : entries) {
+      if (e.name().equals(name) && e.error() instanceof ObjectNode o) {
+        return o;
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code error} is a journaled failure (not absent, not JSON null). */
+  static boolean isFailure(JsonNode error) {
+    return error != null && !error.isNull();
+  }
+}

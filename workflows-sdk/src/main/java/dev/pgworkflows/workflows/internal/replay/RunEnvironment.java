@@ -1,0 +1,25 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import io.opentelemetry.api.trace.Tracer;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a worker gives each replay of its runs.
+ *
+ * @param heartbeats the scheduler that extends leases while steps run
+ * @param leaseDuration how long a lease lasts
+ * @param stopping whether the worker is closing: a run then stops before its next new step
+ * @param tracer where step spans go
+ * @param clock wall-clock time: when a step started, when a sleep or wait ends
+ * @param hook test observation points around completions ({@link CompletionHook#NONE})
+ */
+public record RunEnvironment(
+    ScheduledExecutorService heartbeats,
+    Duration leaseDuration,
+    BooleanSupplier stopping,
+    Tracer tracer,
+    InstantSource clock,
+    CompletionHook hook) {}

@@ -1,0 +1,192 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.StepRecord;
+import dev.pgworkflows.protocol.Wait;
+import dev.pgworkflows.workflows.Match;
+import dev.pgworkflows.workflows.Retry;
+import dev.pgworkflows.workflows.StepContext;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Executes the body's step calls. A call the {@link Journal} holds returns its journaled result. A
+ * new run step runs its code under a heartbeat and, being immediate, lets the body carry on under
+ * the same lease, its completion held by {@link RunCompletion} for the run's next write. Sleeps,
+ * waits and retries hand the run back to the queue and unwind the body with {@link Suspend}.
+ */
+final class StepExecution {
+  private final Journal journal;
+  private final RunCompletion completion;
+  private final Lease lease;
+  private final StepTracing tracing;
+  private final Heartbeat heartbeat;
+  private final CancellationFlag cancellation;
+  private final BooleanSupplier stopping;
+  private final InstantSource clock;
+  private final CompletionHook hook;
+  private int attempt;
+  private boolean inStep;
+
+  StepExecution(
+      Journal journal,
+      RunCompletion completion,
+      Lease lease,
+      StepTracing tracing,
+      CancellationFlag cancellation,
+      int attempt,
+      RunEnvironment env) {
+    this.journal = journal;
+    this.completion = completion;
+    this.lease = lease;
+    this.tracing = tracing;
+    this.cancellation = cancellation;
+    this.attempt = Math.max(1, attempt);
+    this.heartbeat = new Heartbeat(env.heartbeats(), env.leaseDuration());
+    this.stopping = env.stopping();
+    this.clock = env.clock();
+    this.hook = env.hook();
+  }
+
+  /** The attempt of the step about to run or running, from 1. */
+  int attempt() {
+    return attempt;
+  }
+
+  <T> T run(String name, Type type, StepContext.Fn<T> fn, Retry retry) {
+    if (inStep) {
+      throw new IllegalStateException(
+          "step " + name + " was called inside another step; steps cannot nest");
+    }
+    Task.Entry e = journal.replayed(name, "run");
+    if (e != null) {
+      if (Journal.isFailure(e.error())) {
+        throw StepErrors.failed(name, e.error());
+      }
+      return StepValues.convert(e.output(), type);
+    }
+    beforeNewStep();
+    Span span = tracing.start(name, "run", attempt);
+    Scope scope = span.makeCurrent();
+    try {
+      return runNew(name, type, fn, retry, span);
+    } finally {
+      scope.close();
+      span.end();
+    }
+  }
+
+  void sleep(String name, Duration duration) {
+    if (duration == null || duration.isNegative()) {
+      throw new IllegalArgumentException("sleep duration must be zero or positive");
+    }
+    if (journal.replayed(name, "sleep") != null) {
+      return;
+    }
+    // Timed from the call: the previous step's completion, sent first, does not lengthen it.
+    Instant now = clock.instant();
+    beforeNewStep();
+    Instant until = now.plus(duration);
+    StepRecord step =
+        new StepRecord(
+            name,
+            "sleep",
+            Transport.JSON.createObjectNode().put("until", until.toString()),
+            null,
+            now);
+    Next next = new Next("resume", duration.toMillis(), null, null, until);
+    String outcome = tracing.traced(name, "sleep", attempt, () -> lease.suspend(step, next));
+    throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
+  }
+
+  <T> Optional<T> waitForEvent(String name, Type type, Match match, Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must be zero or positive");
+    }
+    Task.Entry e = journal.replayed(name, "wait");
+    if (e != null) {
+      return e.timedOut()
+          ? Optional.empty()
+          : Optional.ofNullable(StepValues.convert(e.output(), type));
+    }
+    Instant now = clock.instant();
+    beforeNewStep();
+    Wait wait =
+        new Wait(
+            name,
+            name,
+            Transport.JSON.valueToTree((match == null ? Match.any() : match).document()));
+    Next next = new Next(null, timeout.toMillis(), null, wait, now.plus(timeout));
+    String outcome = tracing.traced(name, "wait", attempt, () -> lease.suspend(null, next));
+    throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
+  }
+
+  private <T> T runNew(String name, Type type, StepContext.Fn<T> fn, Retry retry, Span span) {
+    Instant started = clock.instant();
+    long t0 = System.nanoTime();
+    Object value = null;
+    Throwable failure = null;
+    ScheduledFuture<?> beat = heartbeat.start(lease, cancellation);
+    inStep = true;
+    try {
+      value = fn.call();
+    } catch (Suspend s) {
+      throw s;
+    } catch (Throwable t) {
+      failure = t;
+    } finally {
+      inStep = false;
+      beat.cancel(false);
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    if (failure != null) {
+      span.recordException(failure);
+      span.setStatus(StatusCode.ERROR);
+      if (cancellation.isCancelled()) {
+        throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+      if (retry.retries(attempt, failure)) {
+        String outcome = lease.retryLater(retry.delayAfter(attempt), name);
+        throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
+      }
+      ObjectNode error = StepErrors.json(failure, name);
+      completion.hold(name, new StepRecord(name, "run", null, error, started), seconds, span);
+      journal.append(new Task.Entry(name, "run", null, error, false));
+      attempt = 1;
+      throw StepErrors.failed(name, error);
+    }
+    JsonNode output = Transport.JSON.valueToTree(value);
+    hook.stepReturned(name);
+    completion.hold(name, new StepRecord(name, "run", output, null, started), seconds, span);
+    journal.append(new Task.Entry(name, "run", output, null, false));
+    attempt = 1;
+    // Hand back what a replay would: the journaled JSON, not the live object.
+    return StepValues.convert(output, type);
+  }
+
+  /**
+   * Before a new step: sends the previous step's completion, and stops when the run was cancelled
+   * or the worker is closing (the run is handed back, to continue elsewhere at this step).
+   */
+  private void beforeNewStep() {
+    completion.flush();
+    if (cancellation.isCancelled()) {
+      throw new Suspend(Suspend.Why.LEASE_LOST);
+    }
+    if (stopping.getAsBoolean()) {
+      lease.retryLater(Duration.ZERO, null);
+      throw new Suspend(Suspend.Why.RELEASED);
+    }
+  }
+}

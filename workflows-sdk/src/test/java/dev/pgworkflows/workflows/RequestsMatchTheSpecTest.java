@@ -1,0 +1,232 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.RecordingProxy;
+import dev.pgworkflows.workflows.testing.SpecRequests;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Every request the SDK sends conforms to openapi.yaml: the client's and the worker's requests go
+ * through a recording proxy, cover every route the SDK uses (starts alone and in batches, polls,
+ * task streams, completions alone and in batches with tasks taken back, retries, lease extensions,
+ * signals, cancels, run reads), and each is checked against the spec.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class RequestsMatchTheSpecTest {
+  @RegisterExtension static final LiveServer server = new LiveServer();
+
+  /** The routes the SDK uses. */
+  private static final Set<String> ROUTES =
+      Set.of(
+          "POST /v1/workflows/{name}/runs",
+          "POST /v1/workflows/{name}/runs/batch",
+          "POST /v1/workflows/{name}/tasks/poll",
+          "POST /v1/workflows/{name}/tasks/stream",
+          "POST /v1/workflows/{name}/tasks/stream/{streamId}/slots",
+          "DELETE /v1/workflows/{name}/tasks/stream/{streamId}",
+          "POST /v1/workflows/{name}/tasks/complete",
+          "POST /v1/workflows/{name}/runs/{runId}/retry",
+          "POST /v1/workflows/{name}/runs/{runId}/lease",
+          "POST /v1/workflows/{name}/runs/{runId}/signals/{event}",
+          "DELETE /v1/workflows/{name}/runs/{runId}",
+          "GET /v1/workflows/{name}/runs/{runId}",
+          "GET /v1/workflows/{name}/runs",
+          "GET /v1/workflows/{name}/runs/{runId}/steps");
+
+  record Approval(boolean ok, String by) {}
+
+  @Test
+  void everyRequestTheSdkSendsMatchesTheSpec() throws Exception {
+    try (RecordingProxy proxy = new RecordingProxy(server.url())) {
+      WorkflowClient client = WorkflowClient.connect(proxy.url());
+      exerciseAWorker(proxy, client);
+      exerciseBatches(proxy, client);
+      exerciseAStream(proxy, client);
+
+      List<RecordingProxy.Recorded> requests = proxy.requests();
+      Set<String> routes = new TreeSet<>();
+      List<String> violations = new ArrayList<>();
+      for (RecordingProxy.Recorded r : requests) {
+        routes.add(SpecRequests.route(r));
+        for (String v : SpecRequests.violations(r)) {
+          violations.add(r.method() + " " + r.target() + " " + r.body() + "\n    " + v);
+        }
+      }
+      assertThat(violations).as("requests that do not match openapi.yaml").isEmpty();
+      assertThat(routes).containsAll(ROUTES);
+      assertThat(requests)
+          .as("a batch of completions that takes tasks back")
+          .anyMatch(r -> r.path().endsWith("/tasks/complete") && r.body().contains("\"take\""));
+    }
+  }
+
+  @Test
+  void theCheckCatchesAFieldTheSpecDoesNotKnow() {
+    RecordingProxy.Recorded bad =
+        new RecordingProxy.Recorded(
+            "POST",
+            "/v1/workflows/contract/tasks/poll",
+            Map.of("authorization", "Bearer x", "content-type", "application/json"),
+            "{\"versions\":[1],\"max\":1,\"bogus\":true}");
+    assertThat(SpecRequests.violations(bad)).isNotEmpty();
+  }
+
+  /**
+   * One long-polling worker: steps inline, a retry, a step long enough for lease extensions, a
+   * sleep, a wait and its signal, a failed run, a cancelled run, and the run reads.
+   */
+  private static void exerciseAWorker(RecordingProxy proxy, WorkflowClient client) {
+    AtomicInteger flaky = new AtomicInteger();
+    Workflow<String, String> wf =
+        Workflow.define("contract", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  String a = ctx.step().run("first", String.class, () -> in + "!");
+                  if (in.equals("fail")) {
+                    ctx.step()
+                        .run(
+                            "boom",
+                            String.class,
+                            () -> {
+                              throw new IllegalStateException("no");
+                            },
+                            Retry.none());
+                  }
+                  ctx.step()
+                      .run(
+                          "flaky",
+                          () -> {
+                            if (flaky.incrementAndGet() == 1) {
+                              throw new IllegalStateException("once");
+                            }
+                          },
+                          Retry.fixed(3, Duration.ofMillis(10)));
+                  ctx.step().run("slow", () -> Thread.sleep(1_500));
+                  ctx.step().sleep("nap", Duration.ofMillis(10));
+                  Approval ok =
+                      ctx.step()
+                          .waitForEvent(
+                              "approve",
+                              Approval.class,
+                              Match.of("ok", true),
+                              Duration.ofSeconds(60))
+                          .orElseThrow();
+                  return a + ok.by();
+                });
+    Worker worker =
+        wf.serve(
+            WorkerOptions.url(proxy.url())
+                .pollWait(Duration.ofSeconds(1))
+                .lease(Duration.ofSeconds(2))
+                .taskStream(false));
+    try {
+      long approved =
+          client.start(wf, "go", StartOptions.idempotencyKey("contract-1").withVersion(1)).runId();
+      long cancelled = client.start("contract", "wait").runId();
+      long failed = client.start("contract", "fail").runId();
+      awaitWaiting(client, approved);
+      awaitWaiting(client, cancelled);
+      assertThat(
+              client.signal("contract", approved, "approve", new Approval(true, "ann")).delivered())
+          .isTrue();
+      assertThat(client.awaitResult("contract", approved, String.class, Duration.ofSeconds(60)))
+          .isEqualTo("go!ann");
+      assertThat(client.cancel("contract", cancelled)).isTrue();
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> client.get("contract", failed).status() == RunStatus.FAILED);
+      assertThat(client.list("contract", RunStatus.COMPLETED, null, 10).runs()).hasSize(1);
+      WorkflowClient.Page first = client.list("contract", null, null, 1);
+      assertThat(first.nextCursor()).isPresent();
+      assertThat(client.list("contract", null, first.nextCursor().get(), 10).runs()).hasSize(2);
+      assertThat(client.steps("contract", approved))
+          .extracting(StepInfo::name)
+          .containsExactly("first", "flaky", "slow", "nap", "approve");
+    } finally {
+      worker.close();
+    }
+  }
+
+  /** Starts from many threads share requests; a saturated long-polling worker takes tasks back. */
+  private static void exerciseBatches(RecordingProxy proxy, WorkflowClient client)
+      throws Exception {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("contract-many", Integer.class, Integer.class)
+            .run((ctx, n) -> ctx.step().run("only", Integer.class, () -> n + 1));
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    List<Long> runs = new ArrayList<>();
+    try {
+      for (int round = 0; round < 20 && !sawBatchStart(proxy); round++) {
+        List<CompletableFuture<Started>> fs = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+          int input = i;
+          fs.add(CompletableFuture.supplyAsync(() -> client.start(wf, input), pool));
+        }
+        for (CompletableFuture<Started> f : fs) {
+          runs.add(f.get(30, TimeUnit.SECONDS).runId());
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sawBatchStart(proxy)).as("a batch of starts").isTrue();
+    Worker worker =
+        wf.serve(
+            WorkerOptions.url(proxy.url())
+                .concurrency(1)
+                .pollWait(Duration.ofSeconds(1))
+                .taskStream(false));
+    try {
+      for (long run : runs) {
+        client.awaitResult("contract-many", run, Integer.class, Duration.ofSeconds(60));
+      }
+    } finally {
+      worker.close();
+    }
+  }
+
+  private static boolean sawBatchStart(RecordingProxy proxy) {
+    return proxy.requests().stream().anyMatch(r -> r.path().endsWith("/runs/batch"));
+  }
+
+  /** A worker that reads a task stream, and closes while its stream is open. */
+  private static void exerciseAStream(RecordingProxy proxy, WorkflowClient client) {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("contract-stream", Integer.class, Integer.class)
+            .run((ctx, n) -> ctx.step().run("only", Integer.class, () -> n * 2));
+    Worker worker =
+        wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(10)).taskStream(true));
+    try {
+      long run = client.start(wf, 21).runId();
+      assertThat(client.awaitResult("contract-stream", run, Integer.class, Duration.ofSeconds(30)))
+          .isEqualTo(42);
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> proxy.requests().stream().anyMatch(r -> r.path().endsWith("/slots")));
+    } finally {
+      worker.close(); // ends the open stream
+    }
+  }
+
+  private static void awaitWaiting(WorkflowClient client, long run) {
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> client.get("contract", run).waitingFor() != null);
+  }
+}

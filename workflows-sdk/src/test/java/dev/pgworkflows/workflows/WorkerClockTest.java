@@ -1,0 +1,54 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A worker reads wall-clock time from its options' clock: a step's start is the clock's time, and a
+ * sleep ends where the clock put its end when it was called (the server never holds it past the
+ * duration from its own receipt, nor ends it before that receipt).
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class WorkerClockTest {
+  @RegisterExtension static final LiveServer server = new LiveServer();
+
+  @Test
+  void stepsStartAndSleepsEndByTheWorkersClock() {
+    // An hour behind: an hour's sleep called now ends at once.
+    Instant anHourAgo = Instant.now().minus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MILLIS);
+    SettableClock clock = new SettableClock(anHourAgo);
+    Workflow<Integer, Integer> wf =
+        Workflow.define("clocked", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  int a = ctx.step().run("one", Integer.class, () -> n + 1);
+                  ctx.step().sleep("an-hour", Duration.ofHours(1));
+                  return a;
+                });
+    Worker worker =
+        wf.serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).clock(clock));
+    try {
+      long run = server.client().start(wf, 1).runId();
+      assertThat(server.client().awaitResult("clocked", run, Integer.class, Duration.ofSeconds(30)))
+          .isEqualTo(2);
+      List<StepInfo> steps = server.client().steps("clocked", run);
+      assertThat(steps).extracting(StepInfo::name).containsExactly("one", "an-hour");
+      assertThat(steps.get(0).startedAt()).isEqualTo(anHourAgo);
+      assertThat(steps.get(1).startedAt()).isEqualTo(anHourAgo);
+      assertThat(steps.get(1).output().get("until").asText())
+          .isEqualTo(anHourAgo.plus(Duration.ofHours(1)).toString());
+    } finally {
+      worker.close();
+    }
+  }
+}
