@@ -2,8 +2,8 @@ package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.server.testing.SettableClock;
 import dev.pgworkflows.workflows.testing.LiveServer;
-import dev.pgworkflows.workflows.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

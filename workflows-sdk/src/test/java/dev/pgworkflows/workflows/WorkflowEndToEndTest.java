@@ -1,7 +1,6 @@
 package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.testing.LiveServer;
 import java.time.Duration;
@@ -9,11 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,22 +25,13 @@ class WorkflowEndToEndTest {
   record Verified(long userId) {}
 
   @RegisterExtension static final LiveServer server = new LiveServer();
-  private final List<Worker> workers = new ArrayList<>();
-
-  @AfterEach
-  void stopWorkers() {
-    workers.forEach(Worker::close);
-    workers.clear();
-  }
 
   private Worker serve(Workflow<?, ?> wf) {
-    return serve(wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(2)));
+    return server.serve(wf);
   }
 
   private Worker serve(Workflow<?, ?> wf, WorkerOptions options) {
-    Worker w = wf.serve(options);
-    workers.add(w);
-    return w;
+    return server.serve(wf, options);
   }
 
   private static RunInfo awaitWaiting(String workflow, long runId) {
@@ -147,103 +135,6 @@ class WorkflowEndToEndTest {
   }
 
   @Test
-  void eachBackoffKindRetriesThenFailsTheRunWithTheError() {
-    Map<String, Retry> policies =
-        Map.of(
-            "fixed", Retry.fixed(3, Duration.ofMillis(20)),
-            "linear", Retry.linear(4, Duration.ofMillis(10)),
-            "exponential", Retry.exponential(5, Duration.ofMillis(5)));
-    Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
-    for (Map.Entry<String, Retry> p : policies.entrySet()) {
-      String name = "retry-" + p.getKey();
-      AtomicInteger n = calls.computeIfAbsent(name, k -> new AtomicInteger());
-      Workflow<String, String> wf =
-          Workflow.define(name, String.class, String.class)
-              .run(
-                  (ctx, in) ->
-                      ctx.step()
-                          .run(
-                              "flaky",
-                              String.class,
-                              () -> {
-                                n.incrementAndGet();
-                                throw new IllegalStateException("boom " + ctx.attempt());
-                              },
-                              p.getValue()));
-      serve(wf);
-      Started s = server.client().start(name, "x");
-      assertThatThrownBy(
-              () ->
-                  server
-                      .client()
-                      .awaitResult(name, s.runId(), String.class, Duration.ofSeconds(30)))
-          .isInstanceOf(WorkflowFailedException.class);
-      RunInfo run = server.client().get(name, s.runId());
-      assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-      assertThat(run.error().get("type").asText()).isEqualTo("java.lang.IllegalStateException");
-      assertThat(run.error().get("message").asText()).isEqualTo("boom " + p.getValue().attempts());
-      assertThat(run.error().get("stack").asText()).contains("IllegalStateException");
-      assertThat(n.get()).as(name).isEqualTo(p.getValue().attempts());
-      StepInfo step = server.client().steps(name, s.runId()).get(0);
-      assertThat(step.attempts()).isEqualTo(p.getValue().attempts());
-    }
-  }
-
-  @Test
-  void nonRetryableExceptionsFailAtOnceAndBodiesMayCatchStepFailures() {
-    AtomicInteger tries = new AtomicInteger();
-    Workflow<String, String> wf =
-        Workflow.define("compensate", String.class, String.class)
-            .run(
-                (ctx, in) -> {
-                  try {
-                    ctx.step()
-                        .run(
-                            "charge",
-                            String.class,
-                            () -> {
-                              tries.incrementAndGet();
-                              throw new IllegalArgumentException("card declined");
-                            },
-                            Retry.exponential(5, Duration.ofMillis(5))
-                                .nonRetryable(IllegalArgumentException.class));
-                    return "charged";
-                  } catch (StepFailedException e) {
-                    ctx.step().run("refund", () -> {});
-                    return "compensated after " + e.step();
-                  }
-                });
-    serve(wf);
-    Started s = server.client().start("compensate", "x");
-    assertThat(
-            server
-                .client()
-                .awaitResult("compensate", s.runId(), String.class, Duration.ofSeconds(20)))
-        .isEqualTo("compensated after charge");
-    assertThat(tries.get()).isEqualTo(1);
-  }
-
-  @Test
-  void anExceptionOutsideAStepFailsTheRun() {
-    Workflow<String, String> wf =
-        Workflow.define("body-throws", String.class, String.class)
-            .run(
-                (ctx, in) -> {
-                  ctx.step().run("fine", String.class, () -> "ok");
-                  throw new UnsupportedOperationException("not today");
-                });
-    serve(wf);
-    Started s = server.client().start("body-throws", "x");
-    assertThatThrownBy(
-            () ->
-                server
-                    .client()
-                    .awaitResult("body-throws", s.runId(), String.class, Duration.ofSeconds(20)))
-        .isInstanceOf(WorkflowFailedException.class)
-        .hasMessageContaining("not today");
-  }
-
-  @Test
   void inputsAndOutputsLargerThanAnyBufferGoBothWaysWhole() {
     // The task's answer and the journal's are hundreds of kilobytes, each completion's a few
     // hundred bytes: the worker's transport reads every one whole.
@@ -266,29 +157,6 @@ class WorkflowEndToEndTest {
         .isEqualTo("300000:ooo");
     List<StepInfo> steps = server.client().steps("large-payloads", s.runId());
     assertThat(steps.get(0).output().asText()).isEqualTo(input + "o".repeat(100_000));
-  }
-
-  @Test
-  void aStepNameUsedTwiceFailsAsNonDeterministic() {
-    Workflow<String, String> wf =
-        Workflow.define("twice", String.class, String.class)
-            .run(
-                (ctx, in) -> {
-                  ctx.step().run("same", String.class, () -> "a");
-                  ctx.step().run("same", String.class, () -> "b");
-                  return "unreachable";
-                });
-    serve(wf);
-    Started s = server.client().start("twice", "x");
-    assertThatThrownBy(
-            () ->
-                server
-                    .client()
-                    .awaitResult("twice", s.runId(), String.class, Duration.ofSeconds(20)))
-        .isInstanceOf(WorkflowFailedException.class);
-    RunInfo run = server.client().get("twice", s.runId());
-    assertThat(run.error().get("type").asText()).endsWith("NonDeterministicWorkflowException");
-    assertThat(run.error().get("message").asText()).contains("\"same\" is used twice");
   }
 
   @Test

@@ -1,64 +1,83 @@
 package dev.pgworkflows.workflows.testing;
 
 import dev.pgworkflows.server.Api;
-import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import dev.pgworkflows.testing.TestDatabase;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A live server on a fresh database for the tests of one class, started before the first test and
- * stopped after the last:
+ * The server tests' {@link ServerOnFreshDatabase}, with an SDK client of it and workers that stop
+ * after each test (the server's test code cannot know the SDK):
  *
  * <pre>{@code
  * @RegisterExtension static final LiveServer server = new LiveServer();
  * ... server.client().start("wf", input) ...
  * }</pre>
  */
-public final class LiveServer implements BeforeAllCallback, AfterAllCallback {
-  private TestServer server;
+public final class LiveServer implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
+  private final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
+  private final List<Worker> workers = new CopyOnWriteArrayList<>();
   private WorkflowClient client;
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    server = TestServer.start();
+    server.beforeAll(context);
     client = WorkflowClient.connect(server.url());
   }
 
   @Override
-  public void afterAll(ExtensionContext context) {
-    if (server != null) {
-      server.close();
-      server = null;
-    }
+  public void afterEach(ExtensionContext context) {
+    workers.forEach(Worker::close);
+    workers.clear();
   }
 
-  private TestServer running() {
-    if (server == null) {
-      throw new IllegalStateException("the server runs only while the test class does");
-    }
-    return server;
+  @Override
+  public void afterAll(ExtensionContext context) {
+    client = null;
+    server.afterAll(context);
   }
 
   public String url() {
-    return running().url();
+    return server.url();
   }
 
   /** A client of the server. */
   public WorkflowClient client() {
-    running();
+    if (client == null) {
+      throw new IllegalStateException("the server runs only while the test class does");
+    }
     return client;
+  }
+
+  /** A worker of {@code workflow} on this server, polling briefly; it stops after the test. */
+  public Worker serve(Workflow<?, ?> workflow) {
+    return serve(workflow, WorkerOptions.url(url()).pollWait(Duration.ofSeconds(2)));
+  }
+
+  /** A worker of {@code workflow} with these options; it stops after the test. */
+  public Worker serve(Workflow<?, ?> workflow, WorkerOptions options) {
+    Worker worker = workflow.serve(options);
+    workers.add(worker);
+    return worker;
   }
 
   /** The server's REST API, raw. */
   public Api api() {
-    return running().api();
+    return server.api();
   }
 
   /** The server's database. */
   public TestDatabase database() {
-    return running().database();
+    return server.database();
   }
 }

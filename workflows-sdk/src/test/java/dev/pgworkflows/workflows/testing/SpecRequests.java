@@ -56,9 +56,9 @@ public final class SpecRequests {
     ValidationReport report = VALIDATOR.validateRequest(b.build());
     return report.getMessages().stream()
         .filter(m -> m.getLevel() == ValidationReport.Level.ERROR)
-        // The SDK sends "Accept: application/json" on every request, also on the task stream
-        // (answered in application/x-ndjson) and on routes that answer 204; the server does not
-        // negotiate. The bodies, paths, parameters and headers the SDK sends are what is checked.
+        // The SDK sends "Accept: application/json" also to the routes that answer 204 (and a
+        // problem+json when they refuse); the server does not negotiate. The bodies, paths,
+        // parameters and headers the SDK sends are what is checked.
         .filter(m -> !m.getKey().equals("validation.request.accept.notAllowed"))
         .map(m -> m.getKey() + ": " + m.getMessage())
         .collect(Collectors.toList());

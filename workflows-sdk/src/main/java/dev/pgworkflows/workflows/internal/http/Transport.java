@@ -190,7 +190,7 @@ public final class Transport {
       c.setUseCaches(false);
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", authorization);
-      c.setRequestProperty("Accept", "application/json");
+      c.setRequestProperty("Accept", lines != null ? "application/x-ndjson" : "application/json");
       if (value != null) {
         c.setRequestProperty(header, value);
       }
