@@ -1,16 +1,12 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.workflows.testing.TcpProxy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -18,27 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * on a connection once a task stream was asked for on it, until 64 KiB have gathered or either side
  * closes; everything else passes through as it comes.
  */
-final class HoldingProxy implements AutoCloseable {
+final class HoldingProxy extends TcpProxy {
   private static final int HOLD_BYTES = 64 * 1024;
 
-  private final ServerSocket listener;
-  private final String upstreamHost;
-  private final int upstreamPort;
-  private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final AtomicInteger held = new AtomicInteger();
 
   HoldingProxy(String upstream) throws IOException {
-    URI u = URI.create(upstream);
-    this.upstreamHost = u.getHost();
-    this.upstreamPort = u.getPort();
-    this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread accept = new Thread(this::accept, "holding-proxy");
-    accept.setDaemon(true);
-    accept.start();
-  }
-
-  String url() {
-    return "http://127.0.0.1:" + listener.getLocalPort();
+    super(upstream, "holding-proxy");
   }
 
   /** Connections on which a task stream was asked for, so far. */
@@ -46,20 +28,11 @@ final class HoldingProxy implements AutoCloseable {
     return held.get();
   }
 
-  private void accept() {
-    while (!listener.isClosed()) {
-      try {
-        Socket client = listener.accept();
-        Socket server = new Socket(upstreamHost, upstreamPort);
-        sockets.add(client);
-        sockets.add(server);
-        boolean[] holding = {false};
-        daemon(() -> requests(client, server, holding));
-        daemon(() -> answers(server, client, holding));
-      } catch (IOException e) {
-        return;
-      }
-    }
+  @Override
+  protected void connected(Socket client, Socket server) {
+    boolean[] holding = {false};
+    daemon(() -> requests(client, server, holding));
+    daemon(() -> answers(server, client, holding));
   }
 
   /** Passes requests on as they come, noting a request for a task stream. */
@@ -117,28 +90,6 @@ final class HoldingProxy implements AutoCloseable {
     } finally {
       closeQuietly(client);
       closeQuietly(server);
-    }
-  }
-
-  private static void daemon(Runnable r) {
-    Thread t = new Thread(r, "holding-proxy-pipe");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static void closeQuietly(Socket s) {
-    try {
-      s.close();
-    } catch (IOException e) {
-      // already closed
-    }
-  }
-
-  @Override
-  public void close() throws IOException {
-    listener.close();
-    for (Socket s : sockets) {
-      closeQuietly(s);
     }
   }
 }

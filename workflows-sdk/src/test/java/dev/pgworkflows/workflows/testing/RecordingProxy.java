@@ -4,10 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * path, headers, body) and passes requests and answers on unchanged, answers as they come (so task
  * streams stream). Reads the requests the SDK makes: bodies with a Content-Length or none.
  */
-public final class RecordingProxy implements AutoCloseable {
+public final class RecordingProxy extends TcpProxy {
   /** One request as it went to the server. */
   public record Recorded(String method, String target, Map<String, String> headers, String body) {
     public String path() {
@@ -34,24 +31,10 @@ public final class RecordingProxy implements AutoCloseable {
     }
   }
 
-  private final ServerSocket listener;
-  private final String upstreamHost;
-  private final int upstreamPort;
-  private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final List<Recorded> recorded = new CopyOnWriteArrayList<>();
 
   public RecordingProxy(String upstream) throws IOException {
-    URI u = URI.create(upstream);
-    this.upstreamHost = u.getHost();
-    this.upstreamPort = u.getPort();
-    this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread accept = new Thread(this::accept, "recording-proxy");
-    accept.setDaemon(true);
-    accept.start();
-  }
-
-  public String url() {
-    return "http://127.0.0.1:" + listener.getLocalPort();
+    super(upstream, "recording-proxy");
   }
 
   /** The requests so far, in the order they were read. */
@@ -59,19 +42,10 @@ public final class RecordingProxy implements AutoCloseable {
     return new ArrayList<>(recorded);
   }
 
-  private void accept() {
-    while (!listener.isClosed()) {
-      try {
-        Socket client = listener.accept();
-        Socket server = new Socket(upstreamHost, upstreamPort);
-        sockets.add(client);
-        sockets.add(server);
-        daemon(() -> requests(client, server));
-        daemon(() -> answers(server, client));
-      } catch (IOException e) {
-        return;
-      }
-    }
+  @Override
+  protected void connected(Socket client, Socket server) {
+    daemon(() -> requests(client, server));
+    daemon(() -> answers(server, client));
   }
 
   /** Reads request after request off the connection, records each and passes it on. */
@@ -139,28 +113,6 @@ public final class RecordingProxy implements AutoCloseable {
     } finally {
       closeQuietly(client);
       closeQuietly(server);
-    }
-  }
-
-  private static void daemon(Runnable r) {
-    Thread t = new Thread(r, "recording-proxy-pipe");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private static void closeQuietly(Socket s) {
-    try {
-      s.close();
-    } catch (IOException e) {
-      // already closed
-    }
-  }
-
-  @Override
-  public void close() throws IOException {
-    listener.close();
-    for (Socket s : sockets) {
-      closeQuietly(s);
     }
   }
 }

@@ -14,19 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Takes tasks by long polls, each for as many tasks as there are free slots (at most 100). */
-final class LongPoll implements TaskIntake {
+final class LongPoll extends Intake {
   private static final Logger log = LoggerFactory.getLogger(LongPoll.class);
   private static final int MAX_PER_POLL = 100;
-
-  private final String workflow;
-  private final String path;
-  private final List<Integer> versions;
-  private final WorkerOptions options;
-  private final Transport transport;
-  private final Slots slots;
-  private final Runners runners;
-  private final Backoff backoff;
-  private final BooleanSupplier stopping;
 
   /** Whether a poll is out: the tasks it brings fill the slots it reserved. */
   private volatile boolean inFlight;
@@ -40,15 +30,7 @@ final class LongPoll implements TaskIntake {
       Runners runners,
       Backoff backoff,
       BooleanSupplier stopping) {
-    this.workflow = workflow;
-    this.path = "/v1/workflows/" + workflow + "/tasks/poll";
-    this.versions = versions;
-    this.options = options;
-    this.transport = transport;
-    this.slots = slots;
-    this.runners = runners;
-    this.backoff = backoff;
-    this.stopping = stopping;
+    super(workflow, "/tasks/poll", versions, options, transport, slots, runners, backoff, stopping);
   }
 
   /** Whether a poll is out for the free slots. */

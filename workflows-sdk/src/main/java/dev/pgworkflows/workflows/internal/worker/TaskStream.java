@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * many as the worker reports free slots. A stream held back on the way (a buffering proxy) makes
  * the worker long-poll for a while instead ({@link #usable}).
  */
-final class TaskStream implements TaskIntake {
+final class TaskStream extends Intake {
   private static final Logger log = LoggerFactory.getLogger(TaskStream.class);
 
   /**
@@ -34,16 +34,6 @@ final class TaskStream implements TaskIntake {
    * After a stream was held back on the way, the worker long-polls this long before it tries again.
    */
   static final Duration POLL_AFTER_HELD = Duration.ofMinutes(10);
-
-  private final String workflow;
-  private final String path;
-  private final List<Integer> versions;
-  private final WorkerOptions options;
-  private final Transport transport;
-  private final Slots slots;
-  private final Runners runners;
-  private final Backoff backoff;
-  private final BooleanSupplier stopping;
 
   /** The stream open now, or null. */
   private volatile String streamId;
@@ -60,15 +50,8 @@ final class TaskStream implements TaskIntake {
       Runners runners,
       Backoff backoff,
       BooleanSupplier stopping) {
-    this.workflow = workflow;
-    this.path = "/v1/workflows/" + workflow + "/tasks/stream";
-    this.versions = versions;
-    this.options = options;
-    this.transport = transport;
-    this.slots = slots;
-    this.runners = runners;
-    this.backoff = backoff;
-    this.stopping = stopping;
+    super(
+        workflow, "/tasks/stream", versions, options, transport, slots, runners, backoff, stopping);
   }
 
   /** False for a while after a stream was held back on the way. */
