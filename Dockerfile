@@ -8,7 +8,10 @@ FROM eclipse-temurin:17-jre
 RUN useradd --system --uid 10001 pgworkflows && mkdir -p /data && chown pgworkflows /data
 COPY --from=build /src/queue-server/target/queue-server.jar /app/queue-server.jar
 USER pgworkflows
+# Every interface, or the published port reaches nothing; so the server refuses to start
+# without WORKFLOWS_API_TOKENS.
 ENV WORKFLOWS_PORT=7700 \
+    WORKFLOWS_BIND=0.0.0.0 \
     WORKFLOWS_DATA_DIR=/data
 EXPOSE 7700
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

@@ -105,6 +105,20 @@ BEGIN
     END IF;
 END $$;
 
+-- Raises WF001 when the queue is a workflow's queue __wf_<name>, which belongs to the engine: the
+-- queue API may send to it (a send starts a run) but do nothing else (p_action: "purge", ...).
+CREATE OR REPLACE FUNCTION queue.check_not_workflow_queue(p_name text, p_action text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF starts_with(p_name, '__wf_') THEN
+        RAISE EXCEPTION 'queue "%" belongs to workflow "%": it takes sends (each starts a run) but no %',
+            p_name, substr(p_name, 6), p_action USING ERRCODE = 'WF001';
+    END IF;
+END $$;
+
 -- Raises 22023 unless the text is a valid step name.
 CREATE OR REPLACE FUNCTION queue.check_step_name(p_step text)
  RETURNS void

@@ -2,7 +2,9 @@
 -- letters. Each queue is a table queue.q_<name>; see sql/README.md.
 
 -- Creates a queue and its table; true when created, false when an identical queue exists, 42710
--- when one exists with other settings.
+-- when one exists with other settings. A workflow's queue __wf_<name> only with the engine's
+-- settings (FIFO, visibility timeout 60, no max receives; workflow_start creates it): WF001
+-- otherwise.
 CREATE OR REPLACE FUNCTION queue.create_queue(p_name text, p_fifo boolean DEFAULT false, p_visibility_timeout integer DEFAULT 30, p_max_receives integer DEFAULT NULL::integer)
  RETURNS boolean
  LANGUAGE plpgsql
@@ -12,6 +14,10 @@ DECLARE
     tbl text := 'q_' || p_name;
 BEGIN
     PERFORM queue.check_queue_name(p_name);
+    IF starts_with(p_name, '__wf_')
+       AND NOT (p_fifo AND p_visibility_timeout = 60 AND p_max_receives IS NULL) THEN
+        PERFORM queue.check_not_workflow_queue(p_name, 'settings other than the engine''s');
+    END IF;
     IF p_fifo IS NULL THEN
         RAISE EXCEPTION 'fifo must not be null' USING ERRCODE = '22023';
     END IF;
@@ -55,13 +61,15 @@ BEGIN
     RETURN true;
 END $$;
 
--- Drops a queue, its messages and its dead letters; returns whether it existed.
+-- Drops a queue, its messages and its dead letters; returns whether it existed. WF001 for a
+-- workflow's queue.
 CREATE OR REPLACE FUNCTION queue.drop_queue(p_name text)
  RETURNS boolean
  LANGUAGE plpgsql
 AS $$
 BEGIN
     PERFORM queue.check_queue_name(p_name);
+    PERFORM queue.check_not_workflow_queue(p_name, 'drop');
     DELETE FROM queue.queue_meta WHERE queue_name = p_name;
     IF NOT FOUND THEN
         RETURN false;
@@ -70,7 +78,8 @@ BEGIN
     RETURN true;
 END $$;
 
--- Deletes every message of a queue (not its dead letters); returns how many.
+-- Deletes every message of a queue (not its dead letters); returns how many. WF001 for a
+-- workflow's queue.
 CREATE OR REPLACE FUNCTION queue.purge_queue(p_name text)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -78,6 +87,7 @@ AS $$
 DECLARE
     v_count bigint;
 BEGIN
+    PERFORM queue.check_not_workflow_queue(p_name, 'purge');
     PERFORM queue.meta(p_name);
     EXECUTE format('DELETE FROM queue.%I', 'q_' || p_name);
     GET DIAGNOSTICS v_count = ROW_COUNT;
@@ -93,9 +103,10 @@ AS $$
     SELECT * FROM queue.queue_meta ORDER BY queue_name;
 $$;
 
--- Sends one message; in a FIFO group it becomes the head only when the group is empty. Notifies
--- when it is visible now.
-CREATE OR REPLACE FUNCTION queue.send(p_name text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb, p_delay integer DEFAULT 0, p_group_id text DEFAULT NULL::text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_visible_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+-- Puts one message on a queue, whoever owns it (send's body for every other queue; the engine's
+-- own sends to workflow queues); in a FIFO group it becomes the head only when the group is
+-- empty. Notifies when it is visible now.
+CREATE OR REPLACE FUNCTION queue.enqueue(p_name text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb, p_delay integer DEFAULT 0, p_group_id text DEFAULT NULL::text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_visible_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -130,8 +141,49 @@ BEGIN
     RETURN v_id;
 END $$;
 
+-- A send to a workflow's queue __wf_<name>: starts a run with the body as input (idempotent by the
+-- headers' idempotencyKey, as a start is) and returns its run id; 22023 for a bad workflow name, a
+-- delay or a group id. Other headers are not kept.
+CREATE OR REPLACE FUNCTION queue.send_to_workflow(p_queue text, p_body jsonb, p_headers jsonb, p_delay integer, p_group_id text, p_visible_at timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_name text := substr(p_queue, 6);
+    v_run  bigint;
+BEGIN
+    IF NOT starts_with(p_queue, '__wf_') THEN
+        RAISE EXCEPTION 'queue "%" is not a workflow''s queue (__wf_<name>)', p_queue USING ERRCODE = '22023';
+    END IF;
+    PERFORM queue.check_workflow_name(v_name);
+    PERFORM queue.check_message(p_body, p_headers, p_delay, p_group_id);
+    IF p_delay <> 0 OR p_visible_at IS NOT NULL OR p_group_id IS NOT NULL THEN
+        RAISE EXCEPTION 'a send to queue "%" starts a run of workflow "%" at once: it takes no delay and no group id (each run is a group of its own)',
+            p_queue, v_name USING ERRCODE = '22023';
+    END IF;
+    SELECT w.run_id INTO v_run
+      FROM queue.workflow_start(v_name, p_body, NULL, p_headers ->> 'idempotencyKey') w;
+    RETURN v_run;
+END $$;
+
+-- Sends one message; in a FIFO group it becomes the head only when the group is empty. Notifies
+-- when it is visible now. A send to a workflow's queue __wf_<name> starts a run instead
+-- (send_to_workflow) and returns the run id in place of a message id.
+CREATE OR REPLACE FUNCTION queue.send(p_name text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb, p_delay integer DEFAULT 0, p_group_id text DEFAULT NULL::text, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_visible_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE sql
+AS $$
+    -- One CASE the planner inlines into the caller's statement, so the prefix test is all an
+    -- ordinary send pays (a PL/pgSQL wrapper here cost some 10 % of a send).
+    SELECT CASE WHEN starts_with(p_name, '__wf_')
+                THEN queue.send_to_workflow(p_name, p_body, p_headers, p_delay, p_group_id, p_visible_at)
+                ELSE queue.enqueue(p_name, p_body, p_headers, p_delay, p_group_id, p_now, p_visible_at) END;
+$$;
+
 -- Sends a JSON array of messages in one transaction and returns their ids in input order; nothing
--- is sent if one is bad.
+-- is sent if one is bad. To a workflow's queue each message starts a run (see send).
 CREATE OR REPLACE FUNCTION queue.send_batch(p_name text, p_messages jsonb, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(msg_id bigint)
  LANGUAGE plpgsql
@@ -142,7 +194,10 @@ DECLARE
     v_msg   jsonb;
     v_delay int;
 BEGIN
-    PERFORM queue.meta(p_name);
+    -- A workflow's queue need not exist yet: the first start creates it.
+    IF NOT starts_with(p_name, '__wf_') THEN
+        PERFORM queue.meta(p_name);
+    END IF;
     IF p_messages IS NULL OR jsonb_typeof(p_messages) <> 'array' THEN
         RAISE EXCEPTION 'messages must be a JSON array' USING ERRCODE = '22023';
     END IF;
@@ -264,7 +319,7 @@ BEGIN
 END $$;
 
 -- receive for FIFO queues: only group heads are handed out, so one message per group is in flight;
--- 22023 on a queue that is not FIFO.
+-- 22023 on a queue that is not FIFO, WF001 on a workflow's queue.
 CREATE OR REPLACE FUNCTION queue.receive_fifo(p_name text, p_qty integer DEFAULT 1, p_vt integer DEFAULT NULL::integer, p_matcher jsonb DEFAULT NULL::jsonb, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS SETOF queue.message
  LANGUAGE plpgsql
@@ -272,6 +327,7 @@ CREATE OR REPLACE FUNCTION queue.receive_fifo(p_name text, p_qty integer DEFAULT
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
 BEGIN
+    PERFORM queue.check_not_workflow_queue(p_name, 'receive');
     IF NOT (queue.meta(p_name)).fifo THEN
         RAISE EXCEPTION 'queue "%" is not a FIFO queue', p_name USING ERRCODE = '22023';
     END IF;
@@ -437,7 +493,7 @@ BEGIN
 END $$;
 
 -- Sends dead letters back to their queue as new messages at the tail of their group; returns how
--- many went back.
+-- many went back. WF001 for a workflow's queue.
 CREATE OR REPLACE FUNCTION queue.redrive_dead_letters(p_name text, p_dead_ids bigint[] DEFAULT NULL::bigint[])
  RETURNS bigint
  LANGUAGE plpgsql
@@ -448,6 +504,7 @@ DECLARE
     d       queue.dead_letter;
     v_count bigint := 0;
 BEGIN
+    PERFORM queue.check_not_workflow_queue(p_name, 'redrive');
     PERFORM queue.meta(p_name);
     FOR d IN WITH gone AS (
                  DELETE FROM queue.dead_letter x
@@ -455,7 +512,7 @@ BEGIN
                  RETURNING x.*)
              SELECT * FROM gone ORDER BY dead_id
     LOOP
-        PERFORM queue.send(p_name, d.body, d.headers, 0, d.group_id);
+        PERFORM queue.enqueue(p_name, d.body, d.headers, 0, d.group_id);
         v_count := v_count + 1;
     END LOOP;
     RETURN v_count;

@@ -35,7 +35,11 @@ DECLARE
     v_regex text := queue.topic_pattern_regex(p_pattern);
     v_old   queue.subscription;
 BEGIN
-    IF p_type = 'queue' THEN
+    IF p_type = 'queue' AND starts_with(p_target, '__wf_') THEN
+        -- A workflow's queue need not exist yet: a send to it starts a run, which creates it.
+        PERFORM queue.check_queue_name(p_target);
+        PERFORM queue.check_workflow_name(substr(p_target, 6));
+    ELSIF p_type = 'queue' THEN
         PERFORM queue.meta(p_target);
     ELSIF p_type = 'workflow' THEN
         PERFORM queue.check_workflow_name(p_target);
@@ -83,7 +87,7 @@ AS $$
 $$;
 
 -- Fans a message out to every matching subscription in the caller's transaction; one row per
--- subscription reached.
+-- subscription reached. A queue subscription to a workflow's queue starts a run, as a send does.
 CREATE OR REPLACE FUNCTION queue.publish(p_topic text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(subscription_id bigint, target_type text, target text, id bigint)
  LANGUAGE plpgsql

@@ -78,7 +78,7 @@ BEGIN
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(coalesce(v_ct, 1), 1),
-                coalesce(p_started_at, v_now))
+                coalesce(p_started_at, now()))
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
@@ -100,6 +100,7 @@ DECLARE
     r         queue.workflow_run;
     v_queue   text;
     v_delay   bigint;
+    v_due     timestamptz;
     v_msg     bigint;
     v_vt      timestamptz;
     v_wait    jsonb;
@@ -129,18 +130,26 @@ BEGIN
         RAISE EXCEPTION 'a completion needs next or a result with status completed or failed'
             USING ERRCODE = '22023';
     END IF;
+    v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
+    PERFORM queue.check_range('delayMs', v_delay, 0, 31536000000);
+    -- When the next message is due: the end of a sleep (or of a wait's timeout).
+    v_due := clock_timestamp() + make_interval(secs => v_delay / 1000.0);
 
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
         IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
             RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
         END IF;
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        -- A step with no start of its own starts with this transaction, when it completes; a
+        -- sleep completes when it ends, so its row shows its duration.
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                         completed_at)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error,
                 greatest(coalesce(queue.read_ct(v_queue, p_msg_id), 1), 1),
-                coalesce(p_started_at, clock_timestamp()))
+                coalesce(p_started_at, now()),
+                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -167,8 +176,6 @@ BEGIN
         RETURN;
     END IF;
 
-    v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
-    PERFORM queue.check_range('delayMs', v_delay, 0, 31536000000);
     v_wait := nullif(p_next -> 'wait', 'null'::jsonb);
 
     IF v_wait IS NOT NULL THEN
@@ -182,14 +189,14 @@ BEGIN
     END IF;
     -- Send before the ack: the new message waits behind the held one in the
     -- run's group and is promoted by the delete, all at commit.
-    v_msg := queue.send(v_queue,
+    v_msg := queue.enqueue(v_queue,
                         jsonb_build_object('v', r.workflow_version,
                                            'reason', CASE WHEN v_wait IS NOT NULL THEN 'timeout'
                                                           ELSE coalesce(p_next ->> 'reason', 'resume') END)
                           || CASE WHEN v_wait IS NOT NULL THEN jsonb_build_object('step', v_wait ->> 'step')
                                   ELSE '{}'::jsonb END,
                         NULL, 0, p_run_id::text, NULL,
-                        clock_timestamp() + make_interval(secs => v_delay / 1000.0));
+                        v_due);
     UPDATE queue.workflow_run wr
        SET current_msg_id = v_msg,
            wait_step = v_wait ->> 'step',
@@ -252,7 +259,7 @@ BEGIN
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(v_ct, 1),
-                coalesce(p_started_at, clock_timestamp()))
+                coalesce(p_started_at, now()))
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -483,7 +490,7 @@ BEGIN
         SELECT s.run_id, s.step_name,
                (SELECT coalesce(max(w.seq), 0) + 1 FROM queue.workflow_step w WHERE w.run_id = s.run_id),
                s.step_kind, s.output, s.error, greatest(coalesce(s.read_ct, 1), 1),
-               coalesce(s.started_at, v_now)
+               coalesce(s.started_at, now())
           FROM s
          WHERE s.cls IN ('inline', 'finish') AND s.step_name IS NOT NULL
         ON CONFLICT DO NOTHING

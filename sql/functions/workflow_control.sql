@@ -40,8 +40,8 @@ BEGIN
             (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
             'wait', p_payload, r.wait_since)
     ON CONFLICT DO NOTHING;
-    v_msg := queue.send(v_queue, jsonb_build_object('v', r.workflow_version, 'reason', 'signal'), NULL, 0,
-                        r.run_id::text);
+    v_msg := queue.enqueue(v_queue, jsonb_build_object('v', r.workflow_version, 'reason', 'signal'), NULL, 0,
+                           r.run_id::text);
     PERFORM queue.delete(v_queue, r.current_msg_id);
     UPDATE queue.workflow_run wr
        SET current_msg_id = v_msg, wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL

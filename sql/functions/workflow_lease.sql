@@ -86,7 +86,10 @@ BEGIN
                 -- and will delete this message, so step aside instead of waiting.
                 SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
                 IF NOT FOUND THEN
-                    PERFORM queue.change_visibility(v_queue, m.msg_id, 1);
+                    -- Back in a second, this receive not counted: no step was attempted.
+                    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
+                                   ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
+                        USING m.msg_id;
                     CONTINUE;
                 END IF;
                 IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
@@ -144,8 +147,8 @@ BEGIN
 END $$;
 
 -- Hands a run's task back to its queue, due after p_delay_ms (a step's retry backoff); ok, stale or
--- not_running.
-CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_delay_ms bigint)
+-- not_running. p_counts false takes back this delivery's count (a task no worker saw).
+CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_delay_ms bigint, p_counts boolean DEFAULT true)
  RETURNS text
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -164,7 +167,11 @@ BEGIN
        OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
         RETURN 'stale';
     END IF;
-    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + $2 WHERE msg_id = $1', 'q_' || v_queue)
-        USING p_msg_id, make_interval(secs => p_delay_ms / 1000.0);
+    -- read_ct is the attempt the next delivery reports; a delivery that does not count gives its
+    -- increment back.
+    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + $2,'
+                   ' read_ct = CASE WHEN $3 THEN read_ct ELSE greatest(read_ct - 1, 0) END'
+                   ' WHERE msg_id = $1', 'q_' || v_queue)
+        USING p_msg_id, make_interval(secs => p_delay_ms / 1000.0), coalesce(p_counts, true);
     RETURN 'ok';
 END $$;

@@ -37,6 +37,23 @@ BEGIN
          LIMIT p_limit;
 END $$;
 
+-- Every workflow (every __wf_ queue) with its running runs, 0 when none runs: the runs-in-flight
+-- gauge, refreshed every second a server is scraped. Counts index entries of running runs only, never
+-- the finished runs retention keeps, as workflow_summary does.
+CREATE OR REPLACE FUNCTION queue.workflow_running()
+ RETURNS TABLE(workflow_name text, running bigint)
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT w.name,
+           (SELECT count(*) FROM queue.workflow_run r
+             WHERE r.workflow_name = w.name AND r.status = 'running')
+      FROM (SELECT substr(q.queue_name, 6) AS name
+              FROM queue.queue_meta q
+             WHERE starts_with(q.queue_name, '__wf_')) w
+     ORDER BY w.name;
+$$;
+
 -- Every workflow with its run counts per status.
 CREATE OR REPLACE FUNCTION queue.workflow_summary()
  RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint)

@@ -58,7 +58,7 @@ BEGIN
                           WHERE r.workflow_name = p_name AND r.idempotency_key = p_idempotency_key;
             RETURN;
         END IF;
-        v_msg := queue.send(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text);
+        v_msg := queue.enqueue(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text);
         UPDATE queue.workflow_run r SET current_msg_id = v_msg WHERE r.run_id = v_run;
         RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true;
         RETURN;

@@ -28,7 +28,8 @@ final class Pg implements AutoCloseable {
 
   Pg() throws IOException {
     // Same settings for both systems: commits wait for their WAL write, though zonky starts the
-    // server without fsync (-F), for both alike.
+    // server without fsync (-F), for both alike. Speed over durability, unlike the server's own
+    // embedded database, which turns fsync on (the server's start log says which it runs on).
     EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setServerConfig("max_connections", "300")

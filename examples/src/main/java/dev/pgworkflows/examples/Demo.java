@@ -27,7 +27,15 @@ public final class Demo {
     ServerConfig config = ServerConfig.fromEnvironment();
     QueueServer server = QueueServer.start(config);
     String url = "http://localhost:" + server.port();
-    String token = config.apiTokens().isEmpty() ? "dev" : config.apiTokens().get(0);
+    // Without tokens (the default, on loopback) any bearer token passes; with tokens configured
+    // the demo needs one that may start, read and work: WORKFLOWS_TOKEN.
+    String token = config.apiTokens().isEmpty() ? "dev" : System.getenv("WORKFLOWS_TOKEN");
+    if (token == null || token.isBlank()) {
+      server.close();
+      throw new IllegalStateException(
+          "WORKFLOWS_API_TOKENS is set: give the demo a token with scopes read, start and worker"
+              + " in WORKFLOWS_TOKEN");
+    }
     var onboard = OnboardUser.workflow(Duration.ofSeconds(1));
     Worker worker =
         onboard.serve(WorkerOptions.url(url).token(token).pollWait(Duration.ofSeconds(1)));

@@ -24,11 +24,19 @@ final class Sandbox implements AutoCloseable {
     return new Sandbox(kit.url(), kit);
   }
 
+  /** A client: the in-process server's application token, else WORKFLOWS_TOKEN. */
   WorkflowClient client() {
+    if (kit != null) {
+      return kit.client();
+    }
     return WorkflowClient.connect(url, System.getenv("WORKFLOWS_TOKEN"));
   }
 
+  /** A worker's options: the in-process server's worker token, else WORKFLOWS_TOKEN. */
   WorkerOptions workerOptions() {
+    if (kit != null) {
+      return kit.workerOptions();
+    }
     String token = System.getenv("WORKFLOWS_TOKEN");
     return WorkerOptions.url(url)
         .pollWait(Duration.ofSeconds(1))

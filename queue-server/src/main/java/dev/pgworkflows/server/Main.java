@@ -10,8 +10,19 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    ServerConfig config;
     try {
-      QueueServer server = QueueServer.start(ServerConfig.fromEnvironment());
+      config = ServerConfig.fromEnvironment();
+    } catch (IllegalArgumentException e) {
+      // A setting the operator must fix: one line naming the variable, no stack trace.
+      log.error("server refused to start: {}", e.getMessage());
+      System.exit(2);
+      return;
+    }
+    try {
+      QueueServer server = QueueServer.start(config);
+      // SIGTERM and SIGINT: the server stops in order (see QueueServer#close), an embedded
+      // PostgreSQL last.
       Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
     } catch (RuntimeException e) {
       log.error("server failed to start: {}", e.getMessage(), e);

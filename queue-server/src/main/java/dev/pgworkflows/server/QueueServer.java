@@ -1,7 +1,9 @@
 package dev.pgworkflows.server;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.server.internal.audit.AuditTrail;
 import dev.pgworkflows.server.internal.db.ConnectionInfo;
+import dev.pgworkflows.server.internal.db.Durability;
 import dev.pgworkflows.server.internal.db.EmbeddedDatabase;
 import dev.pgworkflows.server.internal.db.Pool;
 import dev.pgworkflows.server.internal.engine.Completions;
@@ -17,13 +19,17 @@ import dev.pgworkflows.server.internal.engine.VersionRegistry;
 import dev.pgworkflows.server.internal.engine.Waiters;
 import dev.pgworkflows.server.internal.engine.Wakeups;
 import dev.pgworkflows.server.internal.engine.WorkflowEvents;
+import dev.pgworkflows.server.internal.http.AuditRoutes;
 import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.CompletionRoutes;
+import dev.pgworkflows.server.internal.http.Exposure;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.LeaseRoutes;
 import dev.pgworkflows.server.internal.http.MessageRoutes;
+import dev.pgworkflows.server.internal.http.OperatorAudit;
 import dev.pgworkflows.server.internal.http.PollRoutes;
 import dev.pgworkflows.server.internal.http.QueueRoutes;
+import dev.pgworkflows.server.internal.http.RouteScopes;
 import dev.pgworkflows.server.internal.http.RunRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
@@ -31,6 +37,8 @@ import dev.pgworkflows.server.internal.http.TopicRoutes;
 import dev.pgworkflows.server.internal.http.WebServer;
 import dev.pgworkflows.server.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.server.internal.maintenance.Retention;
+import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
+import dev.pgworkflows.server.internal.store.AuditStore;
 import dev.pgworkflows.server.internal.store.QueueStore;
 import dev.pgworkflows.server.internal.store.RunStore;
 import dev.pgworkflows.server.internal.store.Sql;
@@ -43,12 +51,13 @@ import dev.pgworkflows.sql.Migrator;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.opentelemetry.api.OpenTelemetry;
+import java.net.InetAddress;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -70,7 +79,12 @@ public final class QueueServer implements AutoCloseable {
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private Javalin app;
   private TaskStreams streams;
+  private LongPoll longPoll;
   private ConnectionInfo connectionInfo;
+  private Durability durability;
+  private Thread stopAtExit;
+  private boolean closed; // guarded by this
+  private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
 
   private QueueServer() {}
 
@@ -94,6 +108,7 @@ public final class QueueServer implements AutoCloseable {
     private final ServerConfig config;
     private OpenTelemetry otel;
     private InstantSource clock = InstantSource.system();
+    private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
 
     private Builder(ServerConfig config) {
       this.config = config;
@@ -115,8 +130,18 @@ public final class QueueServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Looks webhook hosts up with {@code resolver} (the system's by default), at subscription and
+     * before every delivery attempt; tests use it to make a name change what it points to.
+     */
+    public Builder webhookResolver(WebhookTargets.Resolver resolver) {
+      this.webhookResolver = resolver;
+      return this;
+    }
+
     public QueueServer start() {
       QueueServer s = new QueueServer();
+      s.webhookResolver = webhookResolver;
       try {
         s.boot(config, otel != null ? otel : Tracing.fromEnvironment(System.getenv()), clock);
         return s;
@@ -140,7 +165,8 @@ public final class QueueServer implements AutoCloseable {
     QueueStore queues = new QueueStore(sql);
     Waiters waiters = new Waiters();
     Timers timers = new Timers(scheduler, waiters::wakeOne, clock);
-    LongPoll longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
+    longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
+    WebhookTargets webhookTargets = WebhookTargets.allowing(config.webhookAllow(), webhookResolver);
     HttpDelivery delivery =
         new HttpDelivery(
             sql,
@@ -149,7 +175,8 @@ public final class QueueServer implements AutoCloseable {
                 Duration.ofMillis(config.deliveryTimeoutMs()),
                 Duration.ofMillis(config.deliveryBackoffMs())),
             scheduler,
-            clock);
+            clock,
+            webhookTargets);
     closeables.add(delivery);
 
     Wakeups wakeups =
@@ -173,11 +200,15 @@ public final class QueueServer implements AutoCloseable {
         TimeUnit.MILLISECONDS);
 
     Auth auth = new Auth(config.apiTokens());
-    if (auth.presenceOnly()) {
-      log.warn(
-          "WORKFLOWS_API_TOKENS is not set: any bearer token is accepted (presence-only mode);"
-              + " put the server behind a trusted proxy or set tokens");
-    }
+    Exposure.announce(
+        config.bind(),
+        config.bindsLoopbackOnly(),
+        config.apiTokens(),
+        config.insecureNoAuth(),
+        scheduler);
+    AuditStore auditStore = new AuditStore(sql);
+    AuditTrail audit = new AuditTrail(auditStore);
+    audit.configured(config.apiTokens(), auth.presenceOnly());
     Metrics metrics = new Metrics(sql, pool, waiters::waiting);
     WorkflowEvents events = metrics;
     Retention retention =
@@ -211,11 +242,34 @@ public final class QueueServer implements AutoCloseable {
             metrics::register,
             new QueueRoutes(queues)::register,
             new MessageRoutes(queues, longPoll, timers, clock)::register,
-            new TopicRoutes(new TopicStore(sql), delivery::nudge)::register);
-    app = WebServer.start(config.port(), config.maxBodyBytes(), auth, metrics, tracing, routes);
+            new TopicRoutes(new TopicStore(sql), delivery::nudge, webhookTargets)::register,
+            new AuditRoutes(auditStore)::register);
+    app =
+        WebServer.start(
+            config.bind(),
+            config.port(),
+            config.maxBodyBytes(),
+            auth,
+            new OperatorAudit(audit),
+            metrics,
+            tracing,
+            routes);
+    // Before anything else starts: a route without a scope, or an operator action without an
+    // audit entry, must not go out (the boot fails and the server closes).
+    RouteScopes.requireEvery(routes());
+    OperatorAudit.requireEvery(routes());
     delivery.start();
     retention.start(scheduler);
-    log.info("pgworkflows server listening on port {}", app.port());
+    log.info(
+        "pgworkflows server listening on {}:{} (database: {})",
+        config.bind(),
+        app.port(),
+        durability);
+    if (!durability.flushesCommits()) {
+      log.warn(
+          "the database runs with {}: a write it acknowledged may be lost if its machine crashes",
+          durability);
+    }
   }
 
   /** The given database or an embedded one, migrated, and the pool onto it. */
@@ -228,8 +282,12 @@ public final class QueueServer implements AutoCloseable {
       EmbeddedDatabase embedded =
           EmbeddedDatabase.start(config.dataDir(), config.embeddedPostgresPort());
       closeables.add(embedded);
-      connectionInfo =
-          new ConnectionInfo(embedded.jdbcUrl(), Optional.of("postgres"), Optional.of("postgres"));
+      // As zonky's own hook did (it is off, see EmbeddedDatabase), but in order: a server never
+      // closed (a test that forgets to) still stops its PostgreSQL as the JVM exits.
+      stopAtExit = new Thread(this::close, "pgworkflows-stop");
+      Runtime.getRuntime().addShutdownHook(stopAtExit);
+      // Its superuser with the password it asks for (kept in the data directory's pg-password).
+      connectionInfo = embedded.connectionInfo();
     }
     HikariDataSource pool = Pool.open(connectionInfo, config.poolSize());
     closeables.add(pool);
@@ -237,6 +295,12 @@ public final class QueueServer implements AutoCloseable {
       new Migrator(pool).migrate();
     } catch (SQLException e) {
       throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
+    }
+    try (Connection c = pool.getConnection()) {
+      durability = Durability.read(c);
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "could not read the database's settings: " + e.getMessage(), e);
     }
     return pool;
   }
@@ -260,11 +324,45 @@ public final class QueueServer implements AutoCloseable {
     return connectionInfo.jdbcUrl();
   }
 
+  /**
+   * A connection of its own to the server's database, with the server's credentials (for an
+   * embedded database, its superuser and password). The caller closes it.
+   */
+  public Connection connectToDatabase() throws SQLException {
+    return connectionInfo.connect("pgworkflows");
+  }
+
+  /**
+   * Stops in this order: every task stream ends and every waiting poll answers (nothing), as they
+   * would at the end of their time; the HTTP server takes no new requests and lets those in flight
+   * finish (up to a few seconds); the background work stops; the LISTEN connection and the pool
+   * close; an embedded PostgreSQL stops last. Once only: a second call (another shutdown hook)
+   * waits for the first.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (stopAtExit != null && Thread.currentThread() != stopAtExit) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopAtExit);
+      } catch (IllegalStateException e) {
+        // The JVM is exiting: the hook runs anyway, and finds the server closed.
+      }
+    }
+    if (app != null) {
+      log.info(
+          "stopping: task streams and waiting polls answer now, requests in flight finish, then"
+              + " the database connections close");
+    }
     if (streams != null) {
-      // Every task stream ends, so that they close before the server stops.
+      // Before the waits end: a stream whose turn ended would begin another.
       streams.endAll();
+    }
+    if (longPoll != null) {
+      longPoll.endWaits();
     }
     if (app != null) {
       app.stop();

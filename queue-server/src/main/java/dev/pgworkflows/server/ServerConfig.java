@@ -1,5 +1,8 @@
 package dev.pgworkflows.server;
 
+import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +15,15 @@ import java.util.Optional;
  * @param port HTTP port ({@code WORKFLOWS_PORT}, default 7700; 0 picks a free one)
  * @param databaseUrl JDBC or {@code postgresql://} URL; empty starts embedded PostgreSQL
  * @param dataDir where embedded PostgreSQL keeps its data ({@code WORKFLOWS_DATA_DIR})
- * @param apiTokens accepted bearer tokens; empty means presence-only mode
+ * @param apiTokens accepted bearer tokens with their scopes ({@code WORKFLOWS_API_TOKENS}, see
+ *     {@link ApiToken#parse}); empty means presence-only mode, which only a loopback bind allows
+ * @param bind the address or host name the HTTP server listens on ({@code WORKFLOWS_BIND}, default
+ *     {@code 127.0.0.1}); one beyond loopback ({@code 0.0.0.0}, {@code ::}, a host's address) needs
+ *     tokens, or {@code insecureNoAuth}
+ * @param insecureNoAuth serve beyond loopback without tokens, any bearer token passing with every
+ *     scope ({@code WORKFLOWS_INSECURE_NO_AUTH=true}); the server warns at start and every hour
+ * @param webhookAllow addresses, CIDR ranges and host names webhooks may reach although they are
+ *     loopback, private, link-local... ({@code WORKFLOWS_WEBHOOK_ALLOW}, comma-separated)
  */
 public record ServerConfig(
     int port,
@@ -21,7 +32,9 @@ public record ServerConfig(
     Optional<String> databasePassword,
     Path dataDir,
     int embeddedPostgresPort,
-    List<String> apiTokens,
+    List<ApiToken> apiTokens,
+    String bind,
+    boolean insecureNoAuth,
     long maxBodyBytes,
     int poolSize,
     int maxRetentionDays,
@@ -29,7 +42,8 @@ public record ServerConfig(
     long fallbackPollMs,
     int deliveryMaxAttempts,
     long deliveryTimeoutMs,
-    long deliveryBackoffMs) {
+    long deliveryBackoffMs,
+    List<String> webhookAllow) {
 
   public ServerConfig {
     range("WORKFLOWS_PORT", port, 0, 65535);
@@ -43,7 +57,26 @@ public record ServerConfig(
     range("WORKFLOWS_DELIVERY_TIMEOUT_MS", deliveryTimeoutMs, 10, 600_000);
     range("WORKFLOWS_DELIVERY_BACKOFF_MS", deliveryBackoffMs, 1, 3_600_000);
     apiTokens = List.copyOf(apiTokens);
+    if (bind == null || bind.isBlank()) {
+      throw new IllegalArgumentException("WORKFLOWS_BIND must name an address or a host");
+    }
+    if (apiTokens.isEmpty() && !insecureNoAuth && !loopbackOnly(bind)) {
+      throw new IllegalArgumentException(
+          "WORKFLOWS_BIND="
+              + bind
+              + " listens beyond loopback, which needs WORKFLOWS_API_TOKENS (or"
+              + " WORKFLOWS_INSECURE_NO_AUTH=true to serve without authentication)");
+    }
+    webhookAllow = List.copyOf(webhookAllow);
+    try {
+      WebhookTargets.allowing(webhookAllow, host -> new InetAddress[0]);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("WORKFLOWS_WEBHOOK_ALLOW: " + e.getMessage(), e);
+    }
   }
+
+  /** Where the server listens unless {@code WORKFLOWS_BIND} says otherwise. */
+  public static final String LOOPBACK = "127.0.0.1";
 
   /** Reads the process environment. */
   public static ServerConfig fromEnvironment() {
@@ -61,7 +94,9 @@ public record ServerConfig(
         nonBlank(env.get("WORKFLOWS_DATABASE_PASSWORD")).or(() -> nonBlank(env.get("PGPASSWORD"))),
         Path.of(env.getOrDefault("WORKFLOWS_DATA_DIR", "./.workflows")),
         integer(env, "WORKFLOWS_EMBEDDED_PG_PORT", 7701),
-        tokens(env.get("WORKFLOWS_API_TOKENS")),
+        ApiToken.parse(env.get(ApiToken.VARIABLE)),
+        nonBlank(env.get("WORKFLOWS_BIND")).orElse(LOOPBACK),
+        bool(env, "WORKFLOWS_INSECURE_NO_AUTH"),
         longValue(env, "WORKFLOWS_MAX_BODY_BYTES", 1024 * 1024),
         integer(env, "WORKFLOWS_DB_POOL_SIZE", 20),
         integer(env, "WORKFLOWS_MAX_RETENTION_DAYS", 365),
@@ -69,7 +104,8 @@ public record ServerConfig(
         longValue(env, "WORKFLOWS_FALLBACK_POLL_MS", 2_000),
         integer(env, "WORKFLOWS_DELIVERY_MAX_ATTEMPTS", 8),
         longValue(env, "WORKFLOWS_DELIVERY_TIMEOUT_MS", 10_000),
-        longValue(env, "WORKFLOWS_DELIVERY_BACKOFF_MS", 1_000));
+        longValue(env, "WORKFLOWS_DELIVERY_BACKOFF_MS", 1_000),
+        tokens(env.get("WORKFLOWS_WEBHOOK_ALLOW")));
   }
 
   /** A copy with another database URL and credentials. */
@@ -82,6 +118,8 @@ public record ServerConfig(
         dataDir,
         embeddedPostgresPort,
         apiTokens,
+        bind,
+        insecureNoAuth,
         maxBodyBytes,
         poolSize,
         maxRetentionDays,
@@ -89,7 +127,8 @@ public record ServerConfig(
         fallbackPollMs,
         deliveryMaxAttempts,
         deliveryTimeoutMs,
-        deliveryBackoffMs);
+        deliveryBackoffMs,
+        webhookAllow);
   }
 
   private static List<String> tokens(String raw) {
@@ -97,6 +136,38 @@ public record ServerConfig(
       return List.of();
     }
     return List.of(raw.split(",")).stream().map(String::strip).filter(t -> !t.isEmpty()).toList();
+  }
+
+  /** Whether {@link #bind} reaches loopback addresses only (all of them, if it is a name). */
+  public boolean bindsLoopbackOnly() {
+    return loopbackOnly(bind);
+  }
+
+  private static boolean loopbackOnly(String host) {
+    try {
+      for (InetAddress a : InetAddress.getAllByName(host.strip())) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(
+          "WORKFLOWS_BIND: \"" + host + "\" is neither an address nor a known host name", e);
+    }
+  }
+
+  private static boolean bool(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return false;
+    }
+    return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(name + " must be true or false, got \"" + v + "\"");
+    };
   }
 
   private static Optional<String> nonBlank(String v) {

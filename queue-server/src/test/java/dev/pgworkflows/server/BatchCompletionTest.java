@@ -49,7 +49,17 @@ class BatchCompletionTest {
             Map.of("delayMs", 200)));
     items.add(staleItem);
     items.add(
-        Map.of("runId", 999_999, "messageId", 1, "receipt", "1", "next", Map.of("inline", true)));
+        Map.of(
+            "runId",
+            999_999,
+            "messageId",
+            1,
+            "receipt",
+            "1",
+            "next",
+            Map.of("inline", true),
+            "leaseSeconds",
+            60));
     items.add(item(t.get(inline), "next", Map.of("inline", true)));
 
     Api.Response r = server.worker("mixed").completeBatch(items);
@@ -173,7 +183,9 @@ class BatchCompletionTest {
                         "receipt",
                         "1",
                         "next",
-                        Map.of("inline", true))))
+                        Map.of("inline", true),
+                        "leaseSeconds",
+                        60)))
             .json()
             .get("results")
             .get(0);

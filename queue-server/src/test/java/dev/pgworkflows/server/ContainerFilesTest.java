@@ -34,6 +34,10 @@ class ContainerFilesTest {
     assertThat(server.at("/environment/DATABASE_URL").asText()).contains("//postgres:5432/");
     assertThat(server.at("/healthcheck/test").toString()).contains("/readyz");
     assertThat(server.get("ports").get(0).asText()).isEqualTo("7700:7700");
+    // Published beyond loopback, so it listens on every interface and must be given tokens.
+    assertThat(server.at("/environment/WORKFLOWS_BIND").asText()).isEqualTo("0.0.0.0");
+    assertThat(server.at("/environment/WORKFLOWS_API_TOKENS").asText())
+        .startsWith("${WORKFLOWS_API_TOKENS:?");
   }
 
   @Test
@@ -42,7 +46,8 @@ class ContainerFilesTest {
     String readme = Files.readString(ROOT.resolve("README.md"));
     assertThat(dockerfile)
         .contains("./mvnw -B -q -DskipTests")
-        .contains("queue-server/target/queue-server.jar");
+        .contains("queue-server/target/queue-server.jar")
+        .contains("WORKFLOWS_BIND=0.0.0.0");
     assertThat(readme).contains("./mvnw -B -q install -DskipTests").contains("./mvnw -B verify");
     assertThat(Files.readString(ROOT.resolve(".ci/run"))).contains("./mvnw -B verify");
   }

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TopicApiTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =
-      ServerOnFreshDatabase.with("WORKFLOWS_DELIVERY_BACKOFF_MS", "50");
+      ServerOnFreshDatabase.with("WORKFLOWS_DELIVERY_BACKOFF_MS", "50")
+          // The receiver below is on loopback, which webhooks may reach only when allowed.
+          .and("WORKFLOWS_WEBHOOK_ALLOW", "127.0.0.1");
 
   private static final Api api = server.api();
 

@@ -38,7 +38,7 @@ class BatchEndsRunsTest {
           }
         }
         long next =
-            q.scalarLong("SELECT queue.send('__wf_ends', '{\"v\": 1}', NULL, 0, '" + run + "')");
+            q.scalarLong("SELECT queue.enqueue('__wf_ends', '{\"v\": 1}', NULL, 0, '" + run + "')");
         assertThat(q.scalarLong("SELECT head::int FROM queue.q___wf_ends WHERE msg_id = " + next))
             .isZero();
         String items = QueueSql.finishingBatch(run, msg, receipt);

@@ -97,7 +97,7 @@ class RunEndingCompletionTest {
       String later =
           query(
               c,
-              "SELECT queue.send('__wf_cg', '{\"reason\": \"signal\"}'::jsonb, NULL, 0, '"
+              "SELECT queue.enqueue('__wf_cg', '{\"reason\": \"signal\"}'::jsonb, NULL, 0, '"
                   + run
                   + "')");
       assertThat(query(c, "SELECT head FROM queue.q___wf_cg WHERE msg_id = " + later))

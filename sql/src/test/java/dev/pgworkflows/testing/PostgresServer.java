@@ -76,6 +76,8 @@ public record PostgresServer(String host, int port, String user, String password
 
   private static PostgresServer embedded() {
     try {
+      // Speed over durability: a test database need not survive a crash of its machine (the
+      // server's embedded database, which users run, keeps fsync and synchronous_commit on).
       EmbeddedPostgres pg =
           EmbeddedPostgres.builder()
               .setServerConfig("fsync", "off")

@@ -8,6 +8,9 @@ import java.util.List;
 /**
  * How a worker connects and how much it takes on.
  *
+ * @param token the bearer token the worker sends: one holding scope {@code worker} (the worker
+ *     protocol needs no other), kept apart from the tokens that start runs or cancel them. A token
+ *     without it is refused with 403 naming the scope; the worker logs that and retries
  * @param concurrency runs handled at once (default 16)
  * @param pollWait how long one task stream lasts before the worker opens the next, or one long poll
  *     waits for work (default 30 s, at most 30 s)

@@ -37,6 +37,14 @@ public final class WorkflowClient {
     return connect(url, null);
   }
 
+  /**
+   * A client that sends {@code token}. What it may do is the token's scopes: {@code start} to start
+   * and signal, {@code read} to get, list, read journals and await results, {@code admin} to
+   * cancel. An application that only starts and reads runs is given a token with {@code
+   * start,read}; one that also cancels keeps a second client with an {@code admin} token for that.
+   * Workers take their own token ({@link WorkerOptions#token}, scope {@code worker}). A call the
+   * token may not make throws {@link ApiException} with status 403 naming the scope it lacks.
+   */
   public static WorkflowClient connect(String url, String token) {
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
       throw new IllegalArgumentException("url must be an http:// or https:// URL, got " + url);

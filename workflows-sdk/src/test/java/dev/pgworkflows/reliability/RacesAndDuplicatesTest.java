@@ -119,7 +119,9 @@ class RacesAndDuplicatesTest {
                     "step",
                     step,
                     "next",
-                    Map.of("inline", true)))
+                    Map.of("inline", true),
+                    "leaseSeconds",
+                    60))
             .json();
     assertThat(b.get("outcome").asText()).isEqualTo("ok");
     JsonNode a =
@@ -133,7 +135,9 @@ class RacesAndDuplicatesTest {
                     "step",
                     Map.of("name", "work", "kind", "run", "output", "from A"),
                     "next",
-                    Map.of("inline", true)))
+                    Map.of("inline", true),
+                    "leaseSeconds",
+                    60))
             .json();
     assertThat(a.get("outcome").asText()).isEqualTo("stale");
     JsonNode steps = api.get("/v1/workflows/dup/runs/" + run + "/steps").json().get("steps");

@@ -9,15 +9,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -31,28 +34,69 @@ import java.util.stream.Stream;
  *   kit.advanceTime(Duration.ofDays(7));   // a 7-day wait times out now
  * }
  * }</pre>
+ *
+ * <p>The server checks tokens and scopes as a production one does, with a token per {@link Role}:
+ * {@link #workerOptions()} carry the worker's, {@link #client()} the application's (start and
+ * read), {@code client(Role.ADMIN)} the operator's (cancel too). A test that cancels with the
+ * application's client gets the 403 production would give.
  */
 public final class WorkflowTestKit implements AutoCloseable {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /** Who calls the server, each with a token of its own. */
+  public enum Role {
+    /** A worker: the worker protocol (scope {@code worker}). */
+    WORKER("worker"),
+    /** An application: starts, signals, reads runs (scopes {@code start} and {@code read}). */
+    CLIENT("start,read"),
+    /** An operator: every scope, cancel and purge included. */
+    ADMIN("read,start,worker,admin");
+
+    private final String scopes;
+
+    Role(String scopes) {
+      this.scopes = scopes;
+    }
+  }
+
   private final QueueServer server;
   private final Path dataDir;
+  private final Map<Role, String> tokens;
 
-  private WorkflowTestKit(QueueServer server, Path dataDir) {
+  private WorkflowTestKit(QueueServer server, Path dataDir, Map<Role, String> tokens) {
     this.server = server;
     this.dataDir = dataDir;
+    this.tokens = tokens;
   }
 
   /** Starts PostgreSQL and the server on free ports. */
   public static WorkflowTestKit start() {
     try {
       Path dir = Files.createTempDirectory("pgworkflows-testkit");
+      Map<Role, String> tokens = new EnumMap<>(Role.class);
+      StringBuilder configured = new StringBuilder();
+      for (Role role : Role.values()) {
+        byte[] random = new byte[16];
+        RANDOM.nextBytes(random);
+        tokens.put(role, HexFormat.of().formatHex(random));
+        configured
+            .append("kit-")
+            .append(role.name().toLowerCase(Locale.ROOT))
+            .append(':')
+            .append(role.scopes)
+            .append('=')
+            .append(tokens.get(role))
+            .append(';');
+      }
       ServerConfig config =
           ServerConfig.from(
               Map.of(
                   "WORKFLOWS_PORT", "0",
                   "WORKFLOWS_EMBEDDED_PG_PORT", "0",
                   "WORKFLOWS_DATA_DIR", dir.toString(),
-                  "WORKFLOWS_FALLBACK_POLL_MS", "200"));
-      return new WorkflowTestKit(QueueServer.start(config), dir);
+                  "WORKFLOWS_FALLBACK_POLL_MS", "200",
+                  "WORKFLOWS_API_TOKENS", configured.toString()));
+      return new WorkflowTestKit(QueueServer.start(config), dir, Map.copyOf(tokens));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -62,13 +106,27 @@ public final class WorkflowTestKit implements AutoCloseable {
     return "http://localhost:" + server.port();
   }
 
-  public WorkflowClient client() {
-    return WorkflowClient.connect(url());
+  /** The bearer token of {@code role}, for calls of your own (a raw HTTP request, say). */
+  public String token(Role role) {
+    return tokens.get(role);
   }
 
-  /** Worker options for this server with a short poll wait, so workers stop promptly. */
+  /** A client as an application has one: it may start, signal and read runs, not cancel them. */
+  public WorkflowClient client() {
+    return client(Role.CLIENT);
+  }
+
+  /** A client with {@code role}'s token: {@code client(Role.ADMIN)} may cancel. */
+  public WorkflowClient client(Role role) {
+    return WorkflowClient.connect(url(), token(role));
+  }
+
+  /**
+   * Worker options for this server with the worker's token and a short poll wait, so workers stop
+   * promptly.
+   */
   public WorkerOptions workerOptions() {
-    return WorkerOptions.url(url()).pollWait(Duration.ofSeconds(1));
+    return WorkerOptions.url(url()).token(token(Role.WORKER)).pollWait(Duration.ofSeconds(1));
   }
 
   /**
@@ -76,7 +134,7 @@ public final class WorkflowTestKit implements AutoCloseable {
    * then wakes the workers. Timers that become due run at once.
    */
   public void advanceTime(Duration by) {
-    try (Connection c = DriverManager.getConnection(server.jdbcUrl(), "postgres", "postgres")) {
+    try (Connection c = server.connectToDatabase()) {
       List<String> queues = new ArrayList<>();
       // Every workflow's queue: its name begins with the prefix ("_" escaped for LIKE).
       try (PreparedStatement ps =

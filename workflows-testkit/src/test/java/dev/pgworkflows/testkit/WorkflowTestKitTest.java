@@ -1,7 +1,9 @@
 package dev.pgworkflows.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.Workflow;
@@ -45,6 +47,32 @@ class WorkflowTestKitTest {
         String result = client.awaitResult("patient", run, String.class, Duration.ofSeconds(20));
         assertThat(result).isEqualTo("no reply in a week");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(10_000);
+      } finally {
+        worker.close();
+      }
+    }
+  }
+
+  @Test
+  void eachRolesTokenMayDoWhatItsRoleDoesAndNoMore() {
+    Workflow<String, String> wf =
+        Workflow.define("guarded", String.class, String.class)
+            .run((ctx, in) -> ctx.step().run("echo", String.class, () -> in));
+    try (WorkflowTestKit kit = WorkflowTestKit.start()) {
+      long run = kit.client().start("guarded", "hi").runId();
+      assertThatThrownBy(() -> kit.client().cancel("guarded", run))
+          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(403))
+          .hasMessageContaining("scope \"admin\"");
+      assertThatThrownBy(() -> kit.client(WorkflowTestKit.Role.WORKER).start("guarded", "no"))
+          .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(403))
+          .hasMessageContaining("scope \"start\"");
+      assertThat(kit.client(WorkflowTestKit.Role.ADMIN).cancel("guarded", run)).isTrue();
+      long second = kit.client().start("guarded", "again").runId();
+      Worker worker = wf.serve(kit.workerOptions());
+      try {
+        assertThat(
+                kit.client().awaitResult("guarded", second, String.class, Duration.ofSeconds(20)))
+            .isEqualTo("again");
       } finally {
         worker.close();
       }

@@ -16,6 +16,13 @@ import java.util.concurrent.CompletableFuture;
  * server wrote; every exchange is checked against openapi.yaml by {@link Api}.
  */
 public final class WorkerClient {
+  /**
+   * The lease this client's completions state ({@code leaseSeconds}, which an inline continuation
+   * must give) unless a test gives its own: the server's default for polls, which this client's
+   * polls take.
+   */
+  public static final int LEASE_SECONDS = 60;
+
   private final Api api;
   private final String workflow;
 
@@ -108,21 +115,29 @@ public final class WorkerClient {
 
   // ---- completions
 
-  /** Completes {@code task} on the single-run route, with these fields besides its lease. */
+  /**
+   * Completes {@code task} on the single-run route, with these fields besides its lease (and {@code
+   * leaseSeconds} {@value #LEASE_SECONDS} unless given).
+   */
   public Api.Response complete(JsonNode task, Map<String, Object> fields) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("messageId", task.get("messageId").asLong());
     body.put("receipt", task.get("receipt").asText());
+    body.put("leaseSeconds", LEASE_SECONDS);
     body.putAll(fields);
     return api.post(path("/runs/" + task.get("runId").asLong() + "/complete"), body);
   }
 
-  /** A completion of {@code task} for a batch, with these fields ({@code name, value, ...}). */
+  /**
+   * A completion of {@code task} for a batch, with these fields ({@code name, value, ...}; {@code
+   * leaseSeconds} {@value #LEASE_SECONDS} unless given).
+   */
   public static Map<String, Object> item(JsonNode task, Object... fields) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("runId", task.get("runId").asLong());
     m.put("messageId", task.get("messageId").asLong());
     m.put("receipt", task.get("receipt").asText());
+    m.put("leaseSeconds", LEASE_SECONDS);
     for (int i = 0; i < fields.length; i += 2) {
       m.put((String) fields[i], fields[i + 1]);
     }

@@ -40,6 +40,18 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
     return new ConnectionInfo(jdbc, u, p);
   }
 
+  /** Without the password, which has no business in a log. */
+  @Override
+  public String toString() {
+    return "ConnectionInfo[jdbcUrl="
+        + jdbcUrl
+        + ", user="
+        + user.orElse("(none)")
+        + ", password="
+        + (password.isPresent() ? "(set)" : "(none)")
+        + "]";
+  }
+
   /** A connection outside the pool, for LISTEN. */
   public Connection connect(String applicationName) throws SQLException {
     Properties props = new Properties();

@@ -74,6 +74,9 @@ public final class LongPoll {
 
   private final ConcurrentHashMap<String, Drained> drained = new ConcurrentHashMap<>();
 
+  /** Set as the server stops: no poll waits any more (see {@link #endWaits}). */
+  private volatile boolean ending;
+
   public LongPoll(
       Waiters waiters,
       Timers timers,
@@ -173,6 +176,18 @@ public final class LongPoll {
   }
 
   /**
+   * As the server stops: every waiting poll answers now with nothing, as if its wait ran out, and
+   * from now on a poll answers at once, without receiving (the worker would take tasks from a
+   * server about to go).
+   */
+  public void endWaits() {
+    ending = true;
+    // After the flag: a poll registering while this runs is either found here, or reads the flag
+    // after its registration (see attempt).
+    waiters.dismissAll();
+  }
+
+  /**
    * Runs {@code r} on the receive pool after {@code delayMillis}: for work that begins with a
    * receive, which must not hold up the scheduler's timers.
    */
@@ -201,10 +216,11 @@ public final class LongPoll {
     String queue = a.queue();
     CompletableFuture<List<T>> result = a.result();
     Waiters.Waiter w = waiters.register(queue, a.key(), a.terms());
-    // Registered first: from here every wake-up finds this waiter. Read before the receive, so
-    // that a wake-up missed while it runs counts against a skip it allows.
+    // Registered first: from here every wake-up finds this waiter, and so does endWaits, unless
+    // this poll reads its flag. Read before the receive, so that a wake-up missed while it runs
+    // counts against a skip it allows.
     long missedMark = waiters.missed(queue);
-    boolean skip = quietMark >= 0 && missedMark == quietMark;
+    boolean skip = ending || (quietMark >= 0 && missedMark == quietMark);
     List<T> got;
     try {
       got = skip ? List.of() : a.receive().get();
@@ -252,7 +268,7 @@ public final class LongPoll {
       tried.add(a.key());
       waiters.passOn(queue, tried);
     }
-    long remainingNanos = a.deadline() - System.nanoTime();
+    long remainingNanos = ending ? 0 : a.deadline() - System.nanoTime();
     if (remainingNanos <= 0) {
       waiters.remove(w);
       if (w.isDone()) {

@@ -314,7 +314,8 @@ public final class TaskStream {
     }
     for (Task t : tasks) {
       try {
-        store.retry(t.runId(), t.messageId(), Long.parseLong(t.receipt()), 0);
+        // Not an attempt: no worker saw it.
+        store.retry(t.runId(), t.messageId(), Long.parseLong(t.receipt()), 0, false);
       } catch (RuntimeException e) {
         // Its lease runs out and it comes back then.
         log.debug("could not hand back run {}: {}", t.runId(), e.toString());

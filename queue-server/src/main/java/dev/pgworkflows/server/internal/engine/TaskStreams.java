@@ -17,6 +17,9 @@ public final class TaskStreams {
   private final Timers timers;
   private final InstantSource clock;
 
+  /** Set as the server stops: a stream opened from then on ends at once. */
+  private volatile boolean ending;
+
   public TaskStreams(TaskStore store, LongPoll longPoll, Timers timers, InstantSource clock) {
     this.store = store;
     this.longPoll = longPoll;
@@ -43,6 +46,9 @@ public final class TaskStreams {
             timers,
             clock);
     open.put(s.id, s);
+    if (ending) {
+      s.end(); // it writes its id and ends, as a stream ends
+    }
     return s;
   }
 
@@ -62,8 +68,9 @@ public final class TaskStreams {
     return true;
   }
 
-  /** Ends every stream, as the server stops. */
+  /** Ends every stream, and every stream opened later, as the server stops. */
   public void endAll() {
+    ending = true;
     open.values().forEach(TaskStream::end);
   }
 

@@ -188,6 +188,18 @@ public final class Waiters {
     }
   }
 
+  /** Ends every wait, as if its time ran out: the server is stopping. */
+  public void dismissAll() {
+    byQueue.forEach(
+        (q, d) -> {
+          for (Waiter w : d) {
+            if (d.remove(w)) {
+              w.complete(null);
+            }
+          }
+        });
+  }
+
   /** Queues with at least one waiting poll. */
   public Set<String> queuesWaitedOn() {
     Set<String> out = ConcurrentHashMap.newKeySet();

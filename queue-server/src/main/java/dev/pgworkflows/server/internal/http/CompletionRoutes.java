@@ -3,7 +3,6 @@ package dev.pgworkflows.server.internal.http;
 import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionAnswers;
-import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.server.internal.engine.Completions;
@@ -53,20 +52,15 @@ public final class CompletionRoutes {
   }
 
   /**
-   * Many completions in one request and one transaction. Each item is answered on its own: a
-   * malformed item is rejected with a status and a detail and the others still go through.
+   * Many completions in one request and one transaction. Each item is answered on its own: an item
+   * that does not fit (see {@link CompletionBodies}) or fails the checks of a single completion is
+   * rejected with a status and a detail, and the others still go through.
    */
   private void completeMany(Context ctx) {
     String name = Params.workflow(ctx);
     Instant received = clock.instant();
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
-    CompletionBatch req = JsonBodies.read(ctx, CompletionBatch.class);
-    if (req.completions() == null
-        || req.completions().isEmpty()
-        || req.completions().size() > MAX_BATCH) {
-      throw ApiException.badRequest(
-          "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
-    }
+    CompletionBodies.Read req = CompletionBodies.read(ctx);
     PollTerms take = WorkerChecks.take(req.take());
     int n = req.completions().size();
     List<CompletionOutcome> answers = new ArrayList<>(n);
@@ -77,12 +71,22 @@ public final class CompletionRoutes {
     for (int i = 0; i < n; i++) {
       answers.add(null);
       Completion item = req.completions().get(i);
+      ApiException unread = req.refused()[i];
+      if (unread != null) {
+        answers.set(i, CompletionOutcome.rejected(unread.status(), unread.getMessage()));
+        continue;
+      }
       try {
         if (item == null) {
-          throw ApiException.badRequest("completions", "a completion must be an object");
+          throw ApiException.badRequest(
+              "completions[" + i + "]", "completions[" + i + "] must be an object, not null");
         }
         if (item.runId() == null || item.runId() < 1) {
-          throw ApiException.badRequest("runId", "runId must be a positive integer");
+          throw ApiException.badRequest(
+              "runId",
+              "runId "
+                  + (item.runId() == null ? "is required: " : "must be ")
+                  + "a positive integer");
         }
         if (!runs.add(item.runId())) {
           throw ApiException.badRequest(

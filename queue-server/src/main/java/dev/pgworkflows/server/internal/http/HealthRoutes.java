@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.server.internal.db.Durability;
 import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.sql.Migrations;
 import dev.pgworkflows.sql.Migrator;
@@ -14,7 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
-/** {@code /healthz} (process up), {@code /readyz} (database and schema), {@code /openapi.yaml}. */
+/**
+ * {@code /healthz} (process up), {@code /readyz} (database, schema, and the database's durability
+ * settings), {@code /openapi.yaml}.
+ */
 public final class HealthRoutes {
   private final Sql sql;
   private final BooleanSupplier listening;
@@ -47,6 +51,7 @@ public final class HealthRoutes {
     try (Connection c = sql.dataSource().getConnection()) {
       int actual = Migrator.currentVersion(c);
       body.put("schemaVersion", actual);
+      body.put("durability", Durability.read(c).asJson());
       boolean ok = actual == expected;
       body.put("status", ok ? "ready" : "schema version mismatch");
       JsonBodies.respond(ctx, ok ? 200 : 503, body);

@@ -5,6 +5,7 @@ import dev.pgworkflows.server.internal.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
@@ -28,9 +29,11 @@ public final class JettyProblems extends ErrorHandler {
           case 431 -> "the request's headers are too large";
           case 414 -> "the request URI is too long";
           case 400 -> "the request is malformed";
-          default -> message == null ? "the request could not be handled" : message;
+          // Jetty's own message may be an exception's text: the status's name says enough.
+          default -> "the request could not be handled: " + HttpStatus.getMessage(code);
         };
-    String body = Json.write(new Problem("about:blank", "Error " + code, code, detail, null, null));
+    String body =
+        Json.write(new Problem("about:blank", Problems.title(code), code, detail, null, null));
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
     response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
   }

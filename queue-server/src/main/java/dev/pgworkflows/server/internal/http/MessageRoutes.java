@@ -15,7 +15,11 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 
-/** {@code /v1/queues/{queue}/messages} and dead letters: send, receive (long poll), ack. */
+/**
+ * {@code /v1/queues/{queue}/messages} and dead letters: send, receive (long poll), ack. A send to a
+ * workflow's queue {@code __wf_<name>} starts a run (queue.send does it); every other route that
+ * changes or takes from such a queue answers 409.
+ */
 public final class MessageRoutes {
   /** One message to send. */
   record Outgoing(JsonNode body, ObjectNode headers, Integer delaySeconds, String groupId) {}
@@ -60,7 +64,7 @@ public final class MessageRoutes {
   }
 
   private void send(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.sendQueue(ctx);
     Send req = JsonBodies.read(ctx, Send.class);
     List<Long> ids;
     if (req.messages() != null) {
@@ -134,7 +138,7 @@ public final class MessageRoutes {
   }
 
   private void receive(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.notWorkflowQueue(ctx, "receive");
     Receive req =
         ctx.bodyAsBytes().length == 0
             ? new Receive(null, null, null, null)
@@ -168,7 +172,7 @@ public final class MessageRoutes {
   }
 
   private void delete(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.notWorkflowQueue(ctx, "delete");
     long id = Params.longPath(ctx, "id");
     if (!store.delete(queue, id)) {
       throw ApiException.notFound("message " + id + " does not exist in queue \"" + queue + "\"");
@@ -177,13 +181,13 @@ public final class MessageRoutes {
   }
 
   private void deleteMany(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.notWorkflowQueue(ctx, "delete");
     List<Long> ids = QueueRoutes.ids(JsonBodies.read(ctx, Ids.class).ids(), "ids");
     JsonBodies.respond(ctx, 200, Map.of("results", store.deleteMany(queue, ids)));
   }
 
   private void visibility(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.notWorkflowQueue(ctx, "visibility change");
     long id = Params.longPath(ctx, "id");
     Visibility req = JsonBodies.read(ctx, Visibility.class);
     if (req.visibilityTimeoutSeconds() == null) {
@@ -216,7 +220,7 @@ public final class MessageRoutes {
   }
 
   private void redrive(Context ctx) {
-    String queue = Params.queue(ctx);
+    String queue = Params.notWorkflowQueue(ctx, "redrive");
     List<Long> ids = ctx.bodyAsBytes().length == 0 ? null : JsonBodies.read(ctx, Ids.class).ids();
     if (ids != null) {
       QueueRoutes.ids(ids, "ids");

@@ -19,6 +19,45 @@ public final class Params {
     return name;
   }
 
+  /**
+   * The {queue} path parameter of a route that changes or takes from the queue: a workflow's queue
+   * {@code __wf_<name>} belongs to the engine and answers 409 before any I/O (the SQL functions
+   * refuse it too). {@code action} names what was refused: "purge", "receive", ...
+   */
+  public static String notWorkflowQueue(Context ctx, String action) {
+    String name = queue(ctx);
+    if (Names.isWorkflowQueue(name)) {
+      throw ApiException.conflict(
+          "queue \""
+              + name
+              + "\" belongs to workflow \""
+              + name.substring(Names.WORKFLOW_QUEUE_PREFIX.length())
+              + "\": it takes sends (each starts a run) but no "
+              + action);
+    }
+    return name;
+  }
+
+  /**
+   * The {queue} path parameter of a send: a send to a workflow's queue {@code __wf_<name>} starts a
+   * run of {@code <name>}, which must therefore be a workflow name.
+   */
+  public static String sendQueue(Context ctx) {
+    String name = queue(ctx);
+    if (Names.isWorkflowQueue(name)
+        && !Names.isWorkflowName(name.substring(Names.WORKFLOW_QUEUE_PREFIX.length()))) {
+      throw ApiException.badRequest(
+          "queue",
+          "a send to queue \""
+              + name
+              + "\" starts a run, but what follows "
+              + Names.WORKFLOW_QUEUE_PREFIX
+              + " is not a workflow name (1 to 43 characters of a-z, 0-9, \"_\" and \"-\", not"
+              + " starting with \"-\")");
+    }
+    return name;
+  }
+
   /** The {name} path parameter of the workflow routes: checked here and again in SQL. */
   public static String workflow(Context ctx) {
     String name = ctx.pathParam("name");

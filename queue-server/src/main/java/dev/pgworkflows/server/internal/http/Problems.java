@@ -82,7 +82,7 @@ public final class Problems {
     ctx.contentType("application/problem+json");
   }
 
-  private static String title(int status) {
+  static String title(int status) {
     return switch (status) {
       case 400 -> "Bad Request";
       case 401 -> "Unauthorized";

@@ -6,7 +6,10 @@ import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
 
-/** {@code /v1/queues}: create, list, inspect, purge and drop queues. */
+/**
+ * {@code /v1/queues}: create, list, inspect, purge and drop queues. A workflow's queue {@code
+ * __wf_<name>} may be listed and inspected, never created, purged or dropped here.
+ */
 public final class QueueRoutes {
   /** Body of {@code PUT /v1/queues/{queue}}; every field optional. */
   record CreateQueue(Boolean fifo, Integer visibilityTimeoutSeconds, Integer maxReceives) {}
@@ -26,7 +29,7 @@ public final class QueueRoutes {
   }
 
   private void create(Context ctx) {
-    String name = Params.queue(ctx);
+    String name = Params.notWorkflowQueue(ctx, "create or reconfigure");
     CreateQueue req =
         ctx.bodyAsBytes().length == 0
             ? new CreateQueue(null, null, null)
@@ -45,7 +48,7 @@ public final class QueueRoutes {
   }
 
   private void drop(Context ctx) {
-    String name = Params.queue(ctx);
+    String name = Params.notWorkflowQueue(ctx, "drop");
     if (!store.drop(name)) {
       throw missing(name);
     }
@@ -53,7 +56,7 @@ public final class QueueRoutes {
   }
 
   private void purge(Context ctx) {
-    String name = Params.queue(ctx);
+    String name = Params.notWorkflowQueue(ctx, "purge");
     JsonBodies.respond(ctx, 200, Map.of("purged", store.purge(name)));
   }
 

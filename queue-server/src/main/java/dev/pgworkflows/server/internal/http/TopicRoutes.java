@@ -3,9 +3,13 @@ package dev.pgworkflows.server.internal.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.server.internal.json.Json;
+import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.server.internal.store.TopicStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -22,10 +26,12 @@ public final class TopicRoutes {
 
   private final TopicStore store;
   private final Runnable deliveryNudge;
+  private final WebhookTargets webhookTargets;
 
-  public TopicRoutes(TopicStore store, Runnable deliveryNudge) {
+  public TopicRoutes(TopicStore store, Runnable deliveryNudge, WebhookTargets webhookTargets) {
     this.store = store;
     this.deliveryNudge = deliveryNudge;
+    this.webhookTargets = webhookTargets;
   }
 
   public void register(RoutesConfig routes) {
@@ -68,6 +74,7 @@ public final class TopicRoutes {
         if (req.url() == null || req.name() != null) {
           throw ApiException.badRequest("url", "an http subscription takes a url and no name");
         }
+        checkWebhookTarget(req.url());
         target = req.url();
       }
       default -> throw ApiException.badRequest("type", "type must be one of queue, http, https");
@@ -76,6 +83,39 @@ public final class TopicRoutes {
     TopicStore.Subscription view =
         store.list(pattern).stream().filter(x -> x.id() == s.id()).findFirst().orElseThrow();
     JsonBodies.respond(ctx, s.created() ? 201 : 200, view);
+  }
+
+  /**
+   * Refuses a URL whose host is, or resolves to, an address webhooks may not reach. A name that
+   * does not resolve now is let through: delivery resolves and vets it again before every attempt,
+   * which is also what catches a name that points elsewhere later.
+   */
+  private void checkWebhookTarget(String url) {
+    String host;
+    try {
+      host = new URI(url).getHost();
+    } catch (URISyntaxException e) {
+      throw ApiException.badRequest("url", "url is not a valid URL: " + e.getMessage());
+    }
+    if (host == null) {
+      throw ApiException.badRequest(
+          "url",
+          "url must be an absolute http:// or https:// URL whose host is a name (letters, digits,"
+              + " \"-\" and \".\") or an IP address");
+    }
+    try {
+      webhookTargets.vet(host);
+    } catch (WebhookTargets.Refused e) {
+      throw ApiException.badRequest(
+          "url",
+          "url refused: "
+              + e.getMessage()
+              + "; webhooks may not reach "
+              + WebhookTargets.REFUSED_KINDS
+              + " unless WORKFLOWS_WEBHOOK_ALLOW names them");
+    } catch (UnknownHostException e) {
+      // Checked at delivery.
+    }
   }
 
   private void list(Context ctx) {

@@ -7,6 +7,7 @@ import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import java.util.List;
 import java.util.function.Consumer;
+import org.eclipse.jetty.server.handler.GracefulHandler;
 
 /**
  * The HTTP server: Jetty and Javalin tuned for many long polls and small answers, problem+json for
@@ -22,17 +23,32 @@ public final class WebServer {
   /** How long an async answer (a long poll) may take before Jetty gives up on it, in ms. */
   private static final long ASYNC_TIMEOUT_MS = 45_000;
 
+  /**
+   * How long stopping waits for requests in flight, in ms. Polls and task streams were answered
+   * before (see QueueServer#close); what is left are short requests, or bodies still arriving.
+   */
+  private static final long STOP_TIMEOUT_MS = 5_000;
+
+  /**
+   * While the server stops, a connection that carries no bytes for this long is closed, in ms: an
+   * idle keep-alive connection goes at once rather than after Jetty's default of a second (each
+   * stop would wait it out), and so does a request whose body stalls this long.
+   */
+  private static final long SHUTDOWN_IDLE_MS = 250;
+
   private WebServer() {}
 
   /**
-   * Starts serving on {@code port}. {@code routes} register in the order given: Javalin tries a
-   * request's path against the routes of its method in the order they were added, so the busiest go
-   * first.
+   * Starts serving on {@code host} (an address or name; see ServerConfig#bind) and {@code port}.
+   * {@code routes} register in the order given: Javalin tries a request's path against the routes
+   * of its method in the order they were added, so the busiest go first.
    */
   public static Javalin start(
+      String host,
       int port,
       long maxBodyBytes,
       Auth auth,
+      OperatorAudit audit,
       Metrics metrics,
       Tracing tracing,
       List<Consumer<RoutesConfig>> routes) {
@@ -51,10 +67,17 @@ public final class WebServer {
               // size from which Javalin compresses (1,500 bytes), so what is compressed does not
               // change.
               cfg.http.responseBufferSize = RESPONSE_COPY_BUFFER;
+              cfg.jetty.host = host;
               cfg.jetty.port = port;
               cfg.jetty.modifyServer(
                   server -> {
                     server.setErrorHandler(new JettyProblems());
+                    // Stopping is graceful: the server takes no new connections (and answers a
+                    // new request on an open one with 503), and waits for the requests in flight.
+                    GracefulHandler graceful = new GracefulHandler();
+                    graceful.setShutdownIdleTimeout(SHUTDOWN_IDLE_MS);
+                    server.insertHandler(graceful);
+                    server.setStopTimeout(STOP_TIMEOUT_MS);
                     IdleConnections.outlast(server, LongPoll.MAX_WAIT);
                   });
               // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
@@ -67,7 +90,10 @@ public final class WebServer {
               RequestHooks hooks = new RequestHooks().before(RequestIds::assign);
               metrics.register(hooks, templates);
               tracing.register(hooks, templates);
-              hooks.before(auth::check).after(ctx -> RequestIds.clear());
+              hooks
+                  .before(ctx -> auth.check(ctx, templates.of(ctx)))
+                  .after(ctx -> audit.after(ctx, templates.of(ctx)))
+                  .after(ctx -> RequestIds.clear());
               hooks.install(cfg.routes);
               routes.forEach(r -> r.accept(cfg.routes));
             });

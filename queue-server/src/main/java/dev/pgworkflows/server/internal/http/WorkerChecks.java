@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.Next;
@@ -60,7 +61,10 @@ final class WorkerChecks {
   }
 
   static long messageId(Long id) {
-    if (id == null || id < 1) {
+    if (id == null) {
+      throw ApiException.badRequest("messageId", "messageId is required: a positive integer");
+    }
+    if (id < 1) {
       throw ApiException.badRequest("messageId", "messageId must be a positive integer");
     }
     return id;
@@ -71,6 +75,22 @@ final class WorkerChecks {
       throw ApiException.badRequest(field, "delayMs must be between 0 and one year");
     }
     return delayMs;
+  }
+
+  /**
+   * An error, where given, is an object with a string {@code type} and {@code message} (and, by
+   * convention, {@code stack} and {@code step}): what clients show of a failed step or run.
+   */
+  static void error(String field, JsonNode error) {
+    if (error == null || error.isNull()) {
+      return;
+    }
+    if (!error.isObject()
+        || !error.path("type").isTextual()
+        || !error.path("message").isTextual()) {
+      throw ApiException.badRequest(
+          field, field + " must be an object with a string type and a string message");
+    }
   }
 
   /** The completion a batch item stands for. */
@@ -92,12 +112,21 @@ final class WorkerChecks {
     if ((req.next() == null) == (req.result() == null)) {
       throw ApiException.badRequest("next", "give exactly one of next and result");
     }
+    Next next = req.next();
+    if (next != null && Boolean.TRUE.equals(next.inline()) && req.leaseSeconds() == null) {
+      // The server does not know the lease the task was handed out with; it renews to this.
+      throw ApiException.badRequest(
+          "leaseSeconds",
+          "leaseSeconds is required with next.inline: the lease to keep (the worker's own)");
+    }
     int lease = leaseSeconds("leaseSeconds", req.leaseSeconds());
     StepRecord step = req.step();
     if (step != null && (step.name() == null || step.kind() == null)) {
       throw ApiException.badRequest("step", "a step needs a name and a kind");
     }
-    Next next = req.next();
+    if (step != null) {
+      error("step.error", step.error());
+    }
     if (next != null) {
       if (next.delayMs() != null) {
         delayMs("next.delayMs", next.delayMs());
@@ -119,6 +148,7 @@ final class WorkerChecks {
       if ("failed".equals(r.status()) && r.error() == null) {
         throw ApiException.badRequest("result.error", "a failed result needs an error");
       }
+      error("result.error", r.error());
     }
     return new StepCompletion(runId, msg, receipt, step, next, r, lease, req.stepSeconds());
   }

@@ -1,17 +1,27 @@
 package dev.pgworkflows.server.internal.maintenance;
 
 import dev.pgworkflows.server.internal.store.Sql;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +30,13 @@ import org.slf4j.LoggerFactory;
  * work) and counts the attempt; a 2xx marks a row delivered; anything else retries with exponential
  * backoff until the attempts run out and the row is marked dead. Delivery is at-least-once: a
  * receiver may see a delivery id twice and should de-duplicate on it.
+ *
+ * <p>Before each attempt the URL's host is resolved and vetted by {@link WebhookTargets}; a host
+ * that now points at a refused address (loopback, private, metadata service...) is not connected
+ * to, and the delivery is marked dead at once with the reason in {@code last_error}: a refusal is a
+ * decision, and retrying would only ask again. A 3xx is a failed attempt like a 5xx: redirects are
+ * never followed, since their target was never vetted. One pass at a time, its batch sent in
+ * parallel, so at most a batch of connections is open.
  */
 public final class HttpDelivery implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpDelivery.class);
@@ -35,22 +52,24 @@ public final class HttpDelivery implements AutoCloseable {
   private final Settings settings;
   private final ScheduledExecutorService scheduler;
   private final InstantSource clock;
-  private final HttpClient http;
+  private final WebhookTargets targets;
+  private final SSLSocketFactory tls = (SSLSocketFactory) SSLSocketFactory.getDefault();
+  private final ExecutorService passes = Executors.newSingleThreadExecutor(daemon("webhook-pass"));
+  private final ExecutorService senders = Executors.newCachedThreadPool(daemon("webhook"));
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean running = true;
 
   public HttpDelivery(
-      Sql sql, Settings settings, ScheduledExecutorService scheduler, InstantSource clock) {
+      Sql sql,
+      Settings settings,
+      ScheduledExecutorService scheduler,
+      InstantSource clock,
+      WebhookTargets targets) {
     this.sql = sql;
     this.settings = settings;
     this.scheduler = scheduler;
     this.clock = clock;
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(settings.timeout())
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+    this.targets = targets;
   }
 
   /** Starts the loop: a pass now and then every second, plus a pass per nudge. */
@@ -62,7 +81,12 @@ public final class HttpDelivery implements AutoCloseable {
   /** Asks for a pass soon (after a publish, or a NOTIFY from another server). */
   public void nudge() {
     if (running && scheduled.compareAndSet(false, true)) {
-      scheduler.execute(this::pass);
+      try {
+        // Not on the scheduler: a pass waits for its slowest receiver.
+        passes.execute(this::pass);
+      } catch (RejectedExecutionException e) {
+        // Closed meanwhile: the next server to run picks the deliveries up.
+      }
     }
   }
 
@@ -86,9 +110,11 @@ public final class HttpDelivery implements AutoCloseable {
                         rs.getInt(6)),
                 BATCH,
                 (int) leaseSeconds);
-        for (Delivery d : batch) {
-          send(d);
-        }
+        CompletableFuture.allOf(
+                batch.stream()
+                    .map(d -> CompletableFuture.runAsync(() -> send(d), senders))
+                    .toArray(CompletableFuture[]::new))
+            .join();
       } while (running && batch.size() == BATCH);
     } catch (RuntimeException e) {
       log.warn("delivery pass failed: {}", e.getMessage());
@@ -98,30 +124,52 @@ public final class HttpDelivery implements AutoCloseable {
   private void send(Delivery d) {
     byte[] body = d.body().getBytes(StandardCharsets.UTF_8);
     long now = clock.millis() / 1000;
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(d.url()))
-            .timeout(settings.timeout())
-            .header("Content-Type", "application/json")
-            .header("Webhook-Id", Long.toString(d.id()))
-            .header("Webhook-Timestamp", Long.toString(now))
-            .header("Webhook-Topic", d.topic())
-            .header("Webhook-Attempt", Integer.toString(d.attempts()))
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Content-Type", "application/json");
+    headers.put("Webhook-Id", Long.toString(d.id()));
+    headers.put("Webhook-Timestamp", Long.toString(now));
+    headers.put("Webhook-Topic", d.topic());
+    headers.put("Webhook-Attempt", Integer.toString(d.attempts()));
     if (d.secret() != null) {
-      req.header(
+      headers.put(
           "Webhook-Signature", Signatures.sign(d.secret(), Long.toString(d.id()), now, body));
     }
-    http.sendAsync(req.build(), HttpResponse.BodyHandlers.discarding())
-        .whenComplete(
-            (resp, err) -> {
-              boolean ok = err == null && resp.statusCode() / 100 == 2;
-              String error =
-                  ok ? null : err != null ? err.toString() : "HTTP status " + resp.statusCode();
-              finish(d, ok, error);
-            });
+    try {
+      URI url = new URI(d.url());
+      if (url.getHost() == null) {
+        throw new URISyntaxException(d.url(), "no host");
+      }
+      List<InetAddress> addresses = targets.vet(url.getHost());
+      int status =
+          WebhookPost.post(url, addresses, headers, body, settings.timeout(), scheduler, tls);
+      if (status / 100 == 2) {
+        finish(d, true, null, false);
+      } else if (status / 100 == 3) {
+        finish(d, false, "HTTP status " + status + " (redirects are not followed)", false);
+      } else {
+        finish(d, false, "HTTP status " + status, false);
+      }
+    } catch (WebhookTargets.Refused e) {
+      finish(
+          d,
+          false,
+          "refused before connecting: "
+              + e.getMessage()
+              + "; webhooks may not reach "
+              + WebhookTargets.REFUSED_KINDS
+              + " unless WORKFLOWS_WEBHOOK_ALLOW names them",
+          true);
+    } catch (URISyntaxException e) {
+      finish(d, false, "the url cannot be delivered to: " + e.getMessage(), true);
+    } catch (UnknownHostException e) {
+      finish(d, false, "could not resolve " + e.getMessage(), false);
+    } catch (IOException | RuntimeException e) {
+      finish(d, false, e.toString(), false);
+    }
   }
 
-  private void finish(Delivery d, boolean ok, String error) {
+  /** Records an attempt; a {@code last} failure marks the delivery dead whatever its attempts. */
+  private void finish(Delivery d, boolean ok, String error, boolean last) {
     long backoff =
         Math.min(
             settings.backoffBase().toMillis() << Math.min(d.attempts() - 1, 20),
@@ -134,7 +182,7 @@ public final class HttpDelivery implements AutoCloseable {
                   d.id(),
                   ok,
                   error,
-                  settings.maxAttempts(),
+                  last ? 1 : settings.maxAttempts(),
                   backoff)
               .orElse(null);
       if ("dead".equals(status)) {
@@ -156,5 +204,16 @@ public final class HttpDelivery implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    passes.shutdownNow();
+    senders.shutdownNow();
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

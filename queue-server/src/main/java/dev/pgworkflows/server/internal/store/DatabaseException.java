@@ -46,7 +46,8 @@ public final class DatabaseException extends RuntimeException {
                   "54000" ->
               400;
           case "P0002", "42P01" -> 404;
-          case "42710", "23505" -> 409;
+          // WF001: a workflow's queue __wf_<name> refuses all but sends (the engine owns it).
+          case "42710", "23505", "WF001" -> 409;
           default -> 0;
         };
     if (status != 0) {

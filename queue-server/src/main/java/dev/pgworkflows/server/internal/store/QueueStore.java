@@ -46,6 +46,7 @@ public final class QueueStore {
     return sql.one("SELECT queue.purge_queue(?)", rs -> rs.getLong(1), name).orElseThrow();
   }
 
+  /** The message id; for a workflow's queue {@code __wf_<name>}, the id of the run it started. */
   public long send(String name, String body, String headers, int delay, String groupId) {
     return sql.one(
             "SELECT queue.send(?, ?::jsonb, ?::jsonb, ?, ?)",
@@ -58,7 +59,10 @@ public final class QueueStore {
         .orElseThrow();
   }
 
-  /** {@code messages} is a JSON array of {body, headers?, delaySeconds?, groupId?}. */
+  /**
+   * {@code messages} is a JSON array of {body, headers?, delaySeconds?, groupId?}; ids as {@link
+   * #send} answers them.
+   */
   public List<Long> sendBatch(String name, String messages) {
     return sql.list(
         "SELECT msg_id FROM queue.send_batch(?, ?::jsonb)", rs -> rs.getLong(1), name, messages);

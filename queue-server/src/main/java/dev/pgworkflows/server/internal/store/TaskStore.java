@@ -76,7 +76,7 @@ public final class TaskStore {
     Long msg = rs.wasNull() ? null : nextMsg;
     long nextReceipt = rs.getLong(3);
     String r = rs.wasNull() ? null : Long.toString(nextReceipt);
-    return new CompletionOutcome(rs.getString(1), msg, r, null, null);
+    return CompletionOutcome.went(rs.getString(1), msg, r);
   }
 
   /**
@@ -160,20 +160,30 @@ public final class TaskStore {
           long nextReceipt = rs.getLong("next_receipt");
           String receipt = rs.wasNull() ? null : Long.toString(nextReceipt);
           return new CompletionResult(
-              new CompletionOutcome(rs.getString("outcome"), msg, receipt, null, null), runEnd(rs));
+              CompletionOutcome.went(rs.getString("outcome"), msg, receipt), runEnd(rs));
         },
         name,
         Json.write(rows));
   }
 
+  /** Hands a task back, due after {@code delayMs}: a worker's retry, which counts as an attempt. */
   public String retry(long runId, long messageId, long receipt, long delayMs) {
+    return retry(runId, messageId, receipt, delayMs, true);
+  }
+
+  /**
+   * Hands a task back; {@code counts} false for a task no worker saw (a task stream could not write
+   * it), whose next delivery then reports the attempt this one did.
+   */
+  public String retry(long runId, long messageId, long receipt, long delayMs, boolean counts) {
     return sql.one(
-            "SELECT queue.workflow_retry(?::bigint, ?::bigint, ?::bigint, ?::bigint)",
+            "SELECT queue.workflow_retry(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?)",
             rs -> rs.getString(1),
             runId,
             messageId,
             receipt,
-            delayMs)
+            delayMs,
+            counts)
         .orElseThrow();
   }
 

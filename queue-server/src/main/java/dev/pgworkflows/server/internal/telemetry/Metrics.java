@@ -31,12 +31,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
- * Prometheus metrics: the design's workflow metrics, per-queue gauges read from the database (at
- * most every few seconds, whatever the scrape rate), HTTP server timings by route template, and JVM
- * and pool metrics. No label carries an unbounded value such as a run id.
+ * Prometheus metrics: the design's workflow metrics, gauges read from the database when scraped
+ * (runs in flight at most a second old, the queues' numbers at most five), HTTP server timings by
+ * route template, and JVM and pool metrics. Every meter has help text. No label carries an
+ * unbounded value such as a run id.
  */
 public final class Metrics implements WorkflowEvents, Sweeper.Listener {
-  private static final long REFRESH_MS = 5_000;
+  /**
+   * How old the runs in flight may be when scraped, in ms: a start shows within a second. Read from
+   * the database, not counted here, because every server of a database starts and ends its runs;
+   * the query reads the running runs' index entries only, and only on a scrape.
+   */
+  private static final long RUNS_REFRESH_MS = 1_000;
+
+  /** How old the queues' numbers may be when scraped, in ms: they read every queue's table. */
+  private static final long QUEUES_REFRESH_MS = 5_000;
 
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -47,7 +56,8 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
   private final MultiGauge queueOldest;
   private final MultiGauge queueDead;
   private final MultiGauge runsInFlight;
-  private volatile long refreshedAt;
+  private volatile long runsRefreshedAt;
+  private volatile long queuesRefreshedAt;
 
   // The meters the request path records to, looked up by their labels here rather than built and
   // registered again on every request: the registry's own look-up builds an id and tags each time.
@@ -57,11 +67,15 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   private record EndKey(String workflow, String status) {}
 
+  private record SignalKey(String workflow, String event) {}
+
   private final Map<RouteKey, Timer> requestTimers = new ConcurrentHashMap<>();
   private final Map<StepKey, DistributionSummary> stepDurations = new ConcurrentHashMap<>();
   private final Map<String, Counter> runsStarted = new ConcurrentHashMap<>();
   private final Map<EndKey, Counter> runsCompleted = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> runDurations = new ConcurrentHashMap<>();
+  private final Map<SignalKey, Counter> signals = new ConcurrentHashMap<>();
+  private final Map<StepKey, Counter> stepRetries = new ConcurrentHashMap<>();
 
   public Metrics(Sql sql, HikariDataSource pool, IntSupplier waitingPolls) {
     this.sql = sql;
@@ -95,7 +109,7 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
             .register(registry);
     runsInFlight =
         MultiGauge.builder("workflow_runs_in_flight")
-            .description("Runs not yet finished")
+            .description("Runs started and not yet finished, by workflow")
             .register(registry);
   }
 
@@ -147,10 +161,17 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   private void refreshDatabaseGauges() {
     long now = System.currentTimeMillis();
-    if (now - refreshedAt < REFRESH_MS) {
-      return;
+    if (now - runsRefreshedAt >= RUNS_REFRESH_MS) {
+      runsRefreshedAt = now;
+      refreshRuns();
     }
-    refreshedAt = now;
+    if (now - queuesRefreshedAt >= QUEUES_REFRESH_MS) {
+      queuesRefreshedAt = now;
+      refreshQueues();
+    }
+  }
+
+  private void refreshQueues() {
     record Q(String name, long depth, long inFlight, double oldest, long dead) {}
     List<Q> queues =
         sql.list(
@@ -163,10 +184,13 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
     queueInFlight.register(rows(queues, Q::name, q -> q.inFlight()), true);
     queueOldest.register(rows(queues, Q::name, q -> q.oldest()), true);
     queueDead.register(rows(queues, Q::name, q -> q.dead()), true);
+  }
+
+  private void refreshRuns() {
     record R(String name, long running) {}
     List<R> runs =
         sql.list(
-            "SELECT workflow_name, running FROM queue.workflow_summary()",
+            "SELECT workflow_name, running FROM queue.workflow_running()",
             rs -> new R(rs.getString(1), rs.getLong(2)));
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
     for (R r : runs) {
@@ -191,7 +215,13 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
   @Override
   public void started(String workflow) {
     runsStarted
-        .computeIfAbsent(workflow, w -> registry.counter("workflow_runs_started", "workflow", w))
+        .computeIfAbsent(
+            workflow,
+            w ->
+                Counter.builder("workflow_runs_started")
+                    .description("Runs started, by workflow")
+                    .tags("workflow", w)
+                    .register(registry))
         .increment();
   }
 
@@ -201,8 +231,10 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
         .computeIfAbsent(
             new EndKey(workflow, status),
             k ->
-                registry.counter(
-                    "workflow_runs_completed", "workflow", k.workflow(), "status", k.status()))
+                Counter.builder("workflow_runs_completed")
+                    .description("Runs ended, by workflow and how: completed, failed, cancelled")
+                    .tags("workflow", k.workflow(), "status", k.status())
+                    .register(registry))
         .increment();
     if (seconds == null) {
       return;
@@ -222,7 +254,15 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   @Override
   public void signalled(String workflow, String event) {
-    registry.counter("workflow_signals", "workflow", workflow, "event", event).increment();
+    signals
+        .computeIfAbsent(
+            new SignalKey(workflow, event),
+            k ->
+                Counter.builder("workflow_signals")
+                    .description("Signals delivered to a waiting run, by workflow and event")
+                    .tags("workflow", k.workflow(), "event", k.event())
+                    .register(registry))
+        .increment();
   }
 
   @Override
@@ -242,7 +282,15 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   @Override
   public void stepRetried(String workflow, String step) {
-    registry.counter("workflow_step_retries", "workflow", workflow, "step", step).increment();
+    stepRetries
+        .computeIfAbsent(
+            new StepKey(workflow, step),
+            k ->
+                Counter.builder("workflow_step_retries")
+                    .description("Steps handed back to be tried again, by workflow and step")
+                    .tags("workflow", k.workflow(), "step", k.step())
+                    .register(registry))
+        .increment();
   }
 
   // ---- Sweeper.Listener

@@ -53,8 +53,11 @@ public final class Lease {
     this.expiresAtNanos = System.nanoTime() + duration.toNanos();
   }
 
-  /** Journals and continues inline; returns the outcome ("ok", "stale", ...). */
-  public synchronized String completeInline(StepRecord step, Double seconds) {
+  /**
+   * Journals and continues inline; returns the answer: its outcome ("ok", "stale", ...) and, after
+   * "ok", the attempt of the run's next step.
+   */
+  public synchronized CompletionOutcome completeInline(StepRecord step, Double seconds) {
     CompletionOutcome r = complete(step, INLINE, null, seconds, false);
     if ("ok".equals(r.outcome())) {
       // The same receipt means the lease was kept as it was, ending when it did.
@@ -64,7 +67,7 @@ public final class Lease {
         expiresAtNanos = System.nanoTime() + duration.toNanos();
       }
     }
-    return r.outcome();
+    return r;
   }
 
   /** Journals (when step is given) and hands the run back with {@code next}. */

@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.StepFailedException;
@@ -66,27 +67,29 @@ final class RunCompletion {
   }
 
   /**
-   * Sends the last new step's completion, if it is still unsent; the lease carries on. Unwinds the
-   * body when the lease is no longer this worker's.
+   * Sends the last new step's completion, if it is still unsent; the lease carries on. Returns the
+   * attempt of the run's next step as the server answered it, null when nothing was sent (or the
+   * server did not say). Unwinds the body when the lease is no longer this worker's.
    */
-  void flush() {
+  Integer flush() {
     Unsent u = unsent;
     if (u == null) {
-      return;
+      return null;
     }
     unsent = null;
-    String outcome;
+    CompletionOutcome answer;
     // The write joins the step's trace, as it would have when sent at the step's end.
     Scope scope = u.span().makeCurrent();
     try {
-      outcome = lease.completeInline(u.step(), u.seconds());
+      answer = lease.completeInline(u.step(), u.seconds());
     } finally {
       scope.close();
     }
     hook.completionCommitted(u.name());
-    if (!"ok".equals(outcome)) {
+    if (!"ok".equals(answer.outcome())) {
       throw new Suspend(Suspend.Why.LEASE_LOST);
     }
+    return answer.attempt();
   }
 
   private String end(RunResult result) {

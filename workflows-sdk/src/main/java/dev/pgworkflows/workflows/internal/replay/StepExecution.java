@@ -180,7 +180,11 @@ final class StepExecution {
    * or the worker is closing (the run is handed back, to continue elsewhere at this step).
    */
   private void beforeNewStep() {
-    completion.flush();
+    Integer next = completion.flush();
+    if (next != null) {
+      // The server's count for the step about to start (1: each step counts its own attempts).
+      attempt = next;
+    }
     if (cancellation.isCancelled()) {
       throw new Suspend(Suspend.Why.LEASE_LOST);
     }

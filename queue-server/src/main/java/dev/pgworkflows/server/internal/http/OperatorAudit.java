@@ -1,0 +1,136 @@
+package dev.pgworkflows.server.internal.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.server.Scope;
+import dev.pgworkflows.server.internal.audit.AuditTrail;
+import dev.pgworkflows.server.internal.json.Json;
+import io.javalin.http.Context;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The after hook that puts every operator action a request performed on the audit trail: for each
+ * admin route that changes something, its action's name, what it acted on (path parameters) and the
+ * fields of its answer worth keeping. Only answers in 2xx are recorded: a refused or failed request
+ * changed nothing. The row is written right after the action's own transaction committed and before
+ * the answer leaves.
+ *
+ * <p>Every admin route other than a GET must be here; the server refuses to start otherwise ({@link
+ * #requireEvery}), so a new operator action cannot go out unaudited.
+ */
+public final class OperatorAudit {
+  /**
+   * An audited route: its action's name, the path parameters that name its target, answer fields.
+   */
+  private record Audited(String action, List<String> target, List<String> fields) {}
+
+  private static final Map<String, Audited> AUDITED =
+      Map.of(
+          "PUT /v1/queues/{queue}",
+          new Audited(
+              "queue.put",
+              List.of("queue"),
+              List.of("fifo", "visibilityTimeoutSeconds", "maxReceives")),
+          "DELETE /v1/queues/{queue}",
+          new Audited("queue.delete", List.of("queue"), List.of()),
+          "POST /v1/queues/{queue}/purge",
+          new Audited("queue.purge", List.of("queue"), List.of("purged")),
+          "POST /v1/queues/{queue}/dead-letters/redrive",
+          new Audited("queue.redrive", List.of("queue"), List.of("redriven")),
+          // Not the url: a webhook's URL may carry credentials.
+          "POST /v1/topics/{pattern}/subscriptions",
+          new Audited(
+              "subscription.create", List.of("pattern"), List.of("id", "type", "name", "signed")),
+          "DELETE /v1/topics/{pattern}/subscriptions/{id}",
+          new Audited("subscription.delete", List.of("pattern", "id"), List.of()),
+          "DELETE /v1/workflows/{name}/runs/{runId}",
+          new Audited("run.cancel", List.of("name", "runId"), List.of("status", "cancelled")));
+
+  private final AuditTrail trail;
+
+  public OperatorAudit(AuditTrail trail) {
+    this.trail = trail;
+  }
+
+  /** Records the request's action, if its route is audited and it succeeded. */
+  public void after(Context ctx, String template) {
+    int status = ctx.statusCode();
+    if (template == null || status < 200 || status >= 300) {
+      return;
+    }
+    Audited audited = AUDITED.get(RouteScopes.key(ctx.method().name(), template));
+    if (audited == null) {
+      return;
+    }
+    Map<String, String> params = params(template, ctx.path());
+    ObjectNode details = Json.MAPPER.createObjectNode();
+    params.forEach(details::put);
+    details.put("status", status);
+    JsonNode answer = audited.fields().isEmpty() ? null : answer(ctx);
+    for (String f : audited.fields()) {
+      if (answer != null && answer.has(f)) {
+        details.set(f, answer.get(f));
+      }
+    }
+    Auth.Caller caller = Auth.caller(ctx);
+    trail.performed(
+        new AuditTrail.Action(
+            caller == null ? AuditTrail.PRESENCE_ONLY : caller.name(),
+            audited.action(),
+            audited.target().stream().map(params::get).collect(Collectors.joining("/")),
+            details,
+            ctx.attribute(RequestIds.ATTRIBUTE)));
+  }
+
+  /** The JSON answer, read back (Javalin keeps it readable); null when there is none. */
+  private static JsonNode answer(Context ctx) {
+    try {
+      String result = ctx.result();
+      return result == null || result.isEmpty() ? null : Json.MAPPER.readTree(result);
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The path parameters of {@code path} under {@code template}, decoded. Taken from the path, as an
+   * after hook's own parameters are its own (none), not the route's.
+   */
+  static Map<String, String> params(String template, String path) {
+    String[] t = template.split("/");
+    String[] p = path.split("/");
+    Map<String, String> out = new LinkedHashMap<>();
+    for (int i = 0; i < t.length && i < p.length; i++) {
+      if (t[i].startsWith("{") && t[i].endsWith("}")) {
+        out.put(
+            t[i].substring(1, t[i].length() - 1),
+            URLDecoder.decode(p[i].replace("+", "%2B"), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  /** Throws naming every admin route, other than a GET, that is not audited. */
+  public static void requireEvery(List<String> routes) {
+    List<String> unaudited =
+        routes.stream()
+            .filter(r -> !r.startsWith("GET "))
+            .filter(
+                r -> {
+                  String[] mt = r.split(" ", 2);
+                  return RouteScopes.of(mt[0], mt[1]).orElse(null) == Scope.ADMIN;
+                })
+            .filter(r -> !AUDITED.containsKey(r))
+            .toList();
+    if (!unaudited.isEmpty()) {
+      throw new IllegalStateException(
+          "admin routes without an audit action (add them to OperatorAudit): " + unaudited);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+package dev.pgworkflows.server.internal.http;
+
+import static dev.pgworkflows.server.Scope.ADMIN;
+import static dev.pgworkflows.server.Scope.READ;
+import static dev.pgworkflows.server.Scope.START;
+import static dev.pgworkflows.server.Scope.WORKER;
+
+import dev.pgworkflows.server.Scope;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The scope each route needs, keyed {@code "METHOD /route/{template}"}, as openapi.yaml's {@code
+ * x-scope} says. A route that is neither here nor open is refused to every token, and the server
+ * refuses to start with one ({@link #requireEvery}): a new route cannot go out without a scope.
+ */
+public final class RouteScopes {
+  /** Routes anyone may call, without a token: probes, the spec, the Prometheus scrape. */
+  private static final Set<String> OPEN =
+      Set.of("GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.yaml");
+
+  private static final Map<String, Scope> SCOPES =
+      Map.ofEntries(
+          // Reads.
+          Map.entry("GET /v1/queues", READ),
+          Map.entry("GET /v1/queues/{queue}", READ),
+          Map.entry("GET /v1/queues/{queue}/dead-letters", READ),
+          Map.entry("GET /v1/topics/{pattern}/subscriptions", READ),
+          Map.entry("GET /v1/subscriptions", READ),
+          Map.entry("GET /v1/workflows", READ),
+          Map.entry("GET /v1/workflows/{name}/runs", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/steps", READ),
+          // What starts or feeds work.
+          Map.entry("POST /v1/queues/{queue}/messages", START),
+          Map.entry("POST /v1/topics/{topic}/messages", START),
+          Map.entry("POST /v1/workflows/{name}/runs", START),
+          Map.entry("POST /v1/workflows/{name}/runs/batch", START),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/signals/{event}", START),
+          // Consumers: queue receivers and workflow workers.
+          Map.entry("POST /v1/queues/{queue}/messages/receive", WORKER),
+          Map.entry("POST /v1/queues/{queue}/messages/delete", WORKER),
+          Map.entry("DELETE /v1/queues/{queue}/messages/{id}", WORKER),
+          Map.entry("POST /v1/queues/{queue}/messages/{id}/visibility", WORKER),
+          Map.entry("POST /v1/workflows/{name}/tasks/poll", WORKER),
+          Map.entry("POST /v1/workflows/{name}/tasks/stream", WORKER),
+          Map.entry("DELETE /v1/workflows/{name}/tasks/stream/{streamId}", WORKER),
+          Map.entry("POST /v1/workflows/{name}/tasks/stream/{streamId}/slots", WORKER),
+          Map.entry("POST /v1/workflows/{name}/tasks/complete", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/complete", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/retry", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/lease", WORKER),
+          // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
+          Map.entry("PUT /v1/queues/{queue}", ADMIN),
+          Map.entry("DELETE /v1/queues/{queue}", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/purge", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/dead-letters/redrive", ADMIN),
+          Map.entry("POST /v1/topics/{pattern}/subscriptions", ADMIN),
+          Map.entry("DELETE /v1/topics/{pattern}/subscriptions/{id}", ADMIN),
+          Map.entry("DELETE /v1/workflows/{name}/runs/{runId}", ADMIN),
+          Map.entry("GET /v1/audit", ADMIN));
+
+  private RouteScopes() {}
+
+  static String key(String method, String template) {
+    return method + " " + template;
+  }
+
+  /** Whether the route may be called without a token. */
+  public static boolean open(String method, String template) {
+    return OPEN.contains(key(method, template));
+  }
+
+  /** The scope the route needs; empty for an open route or one that has none. */
+  public static Optional<Scope> of(String method, String template) {
+    return Optional.ofNullable(SCOPES.get(key(method, template)));
+  }
+
+  /**
+   * Throws naming every route (as {@code "METHOD /template"}) that is neither open nor scoped: the
+   * server calls it with its routes before it takes requests.
+   */
+  public static void requireEvery(List<String> routes) {
+    List<String> unscoped =
+        routes.stream().filter(r -> !OPEN.contains(r) && !SCOPES.containsKey(r)).toList();
+    if (!unscoped.isEmpty()) {
+      throw new IllegalStateException(
+          "routes without a scope (add them to RouteScopes and openapi.yaml): " + unscoped);
+    }
+  }
+}
