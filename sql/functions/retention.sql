@@ -1,6 +1,7 @@
 -- Retention: the sweeper deletes in bounded batches, oldest first.
 
--- Deletes up to p_limit ended runs whose retention has passed, with their journals.
+-- Deletes up to p_limit ended runs whose retention has passed, with their journals and signals; a
+-- child run goes only after its parent.
 CREATE OR REPLACE FUNCTION queue.sweep_workflow_runs(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql
@@ -15,12 +16,17 @@ BEGIN
                SELECT r.run_id FROM queue.workflow_run r
                 WHERE r.status <> 'running'
                   AND r.completed_at + make_interval(days => r.retention_days) < coalesce(p_now, clock_timestamp())
+                  -- A child outlives its parent's row.
+                  AND (r.parent_run_id IS NULL
+                       OR NOT EXISTS (SELECT 1 FROM queue.workflow_run p WHERE p.run_id = r.parent_run_id))
                 ORDER BY r.completed_at
                 LIMIT p_limit
                 FOR UPDATE SKIP LOCKED)
         RETURNING run_id),
          journal AS (
-        DELETE FROM queue.workflow_step s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
+        DELETE FROM queue.workflow_step s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
+         inbox AS (
+        DELETE FROM queue.workflow_signal s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
     SELECT count(*) INTO v_count FROM gone;
     RETURN v_count;
 END $$;

@@ -51,8 +51,8 @@ BEGIN
         RAISE EXCEPTION 'workflow_step row breaks a rule: step_name must be 1 to 256 bytes'
             USING ERRCODE = '23514';
     END IF;
-    IF p_kind NOT IN ('run', 'sleep', 'wait') THEN
-        RAISE EXCEPTION 'workflow_step row breaks a rule: kind must be run, sleep or wait'
+    IF p_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
+        RAISE EXCEPTION 'workflow_step row breaks a rule: kind must be run, sleep, wait or child'
             USING ERRCODE = '23514';
     END IF;
     RETURN true;

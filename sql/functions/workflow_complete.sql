@@ -34,8 +34,8 @@ BEGIN
     END IF;
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
         END IF;
     END IF;
     v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
@@ -137,8 +137,8 @@ BEGIN
 
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
         END IF;
         -- A step with no start of its own starts with this transaction, when it completes; a
         -- sleep completes when it ends, so its row shows its duration.
@@ -177,35 +177,30 @@ BEGIN
     END IF;
 
     v_wait := nullif(p_next -> 'wait', 'null'::jsonb);
-
-    IF v_wait IS NOT NULL THEN
-        PERFORM queue.check_step_name(v_wait ->> 'step');
-        IF coalesce(v_wait ->> 'event', '') = '' OR length(v_wait ->> 'event') > 128 THEN
-            RAISE EXCEPTION 'a wait needs an event name of 1 to 128 characters' USING ERRCODE = '22023';
-        END IF;
-        IF v_wait -> 'match' IS NOT NULL AND jsonb_typeof(v_wait -> 'match') <> 'object' THEN
-            RAISE EXCEPTION 'a wait''s match must be a JSON object' USING ERRCODE = '22023';
-        END IF;
+    IF v_wait IS NOT NULL AND nullif(p_next -> 'delayMs', 'null'::jsonb) IS NULL THEN
+        -- A wait with no timeout has no message until something it waits for comes.
+        v_msg := NULL;
+    ELSE
+        -- Send before the ack: the new message waits behind the held one in the
+        -- run's group and is promoted by the delete, all at commit.
+        v_msg := queue.enqueue(v_queue,
+                            jsonb_build_object('v', r.workflow_version,
+                                               'reason', CASE WHEN v_wait IS NOT NULL THEN 'timeout'
+                                                              ELSE coalesce(p_next ->> 'reason', 'resume') END)
+                              || CASE WHEN v_wait IS NOT NULL THEN jsonb_build_object('step', v_wait ->> 'step')
+                                      ELSE '{}'::jsonb END,
+                            NULL, 0, p_run_id::text, NULL,
+                            v_due);
     END IF;
-    -- Send before the ack: the new message waits behind the held one in the
-    -- run's group and is promoted by the delete, all at commit.
-    v_msg := queue.enqueue(v_queue,
-                        jsonb_build_object('v', r.workflow_version,
-                                           'reason', CASE WHEN v_wait IS NOT NULL THEN 'timeout'
-                                                          ELSE coalesce(p_next ->> 'reason', 'resume') END)
-                          || CASE WHEN v_wait IS NOT NULL THEN jsonb_build_object('step', v_wait ->> 'step')
-                                  ELSE '{}'::jsonb END,
-                        NULL, 0, p_run_id::text, NULL,
-                        v_due);
-    UPDATE queue.workflow_run wr
-       SET current_msg_id = v_msg,
-           wait_step = v_wait ->> 'step',
-           wait_event = v_wait ->> 'event',
-           wait_match = coalesce(v_wait -> 'match', CASE WHEN v_wait IS NOT NULL THEN '{}'::jsonb END),
-           wait_since = CASE WHEN v_wait IS NOT NULL THEN clock_timestamp() END
-     WHERE wr.run_id = p_run_id;
+    IF v_wait IS NOT NULL THEN
+        -- Signals already in the inbox may satisfy the wait at once.
+        PERFORM queue.workflow_wait_begin(p_run_id, v_wait, v_msg);
+    ELSE
+        UPDATE queue.workflow_run wr SET current_msg_id = v_msg WHERE wr.run_id = p_run_id;
+    END IF;
     PERFORM queue.delete(v_queue, p_msg_id);
-    RETURN QUERY SELECT 'ok'::text, v_msg, NULL::bigint;
+    RETURN QUERY SELECT 'ok'::text, wr.current_msg_id, NULL::bigint
+                   FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
 END $$;
 
 -- Journals a run's last step and ends the run with its result in one transaction; falls back to
@@ -252,8 +247,8 @@ BEGIN
     END IF;
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep or wait' USING ERRCODE = '22023';
+        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
+            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
         END IF;
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
         VALUES (p_run_id, p_step_name,
@@ -399,7 +394,7 @@ BEGIN
                k.msg_id IS NULL OR k.receipt IS NULL OR k.lease NOT BETWEEN 1 AND 43200
                OR (k.cls IN ('inline', 'finish') AND k.step_name IS NOT NULL
                    AND (k.step_name !~ '^[a-zA-Z0-9._-]{1,128}$'
-                        OR k.step_kind IS NULL OR k.step_kind NOT IN ('run', 'sleep', 'wait')))
+                        OR k.step_kind IS NULL OR k.step_kind NOT IN ('run', 'sleep', 'wait', 'child')))
                OR (k.cls = 'finish'
                    AND (k.result ->> 'status' IS NULL OR k.result ->> 'status' NOT IN ('completed', 'failed')
                         OR (k.result ->> 'status' = 'failed' AND k.result -> 'error' IS NULL)))), false),

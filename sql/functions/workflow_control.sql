@@ -1,56 +1,28 @@
--- Acting on a run from outside: signals and cancellation.
+-- Acting on a run from outside: signals and cancellation (with the children it cancels).
 
--- Delivers an event to a run waiting for it whose match the payload contains; otherwise says why
--- not.
-CREATE OR REPLACE FUNCTION queue.workflow_signal(p_run_id bigint, p_event text, p_payload jsonb)
- RETURNS TABLE(delivered boolean, reason text, workflow_name text)
+-- Sends a caller's signal to a run (see workflow_deliver): delivered now when it fits the run's
+-- wait, otherwise buffered for a later wait. Event names starting with "__" are the engine's own.
+CREATE OR REPLACE FUNCTION queue.workflow_signal(p_run_id bigint, p_event text, p_payload jsonb, p_key text DEFAULT NULL::text)
+ RETURNS TABLE(outcome text, signal_id bigint, workflow_name text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
-DECLARE
-    r       queue.workflow_run;
-    v_queue text;
-    v_msg   bigint;
 BEGIN
     IF p_event IS NULL OR p_event = '' OR length(p_event) > 128 THEN
         RAISE EXCEPTION 'event name must be 1 to 128 characters' USING ERRCODE = '22023';
     END IF;
-    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = p_run_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RETURN QUERY SELECT false, 'no such run'::text, NULL::text;
-        RETURN;
+    IF p_event LIKE '\_\_%' THEN
+        RAISE EXCEPTION 'event names starting with "__" are reserved for the engine' USING ERRCODE = '22023';
     END IF;
-    IF r.status <> 'running' THEN
-        RETURN QUERY SELECT false, 'not running'::text, r.workflow_name;
-        RETURN;
+    IF p_key IS NOT NULL AND (p_key = '' OR length(p_key) > 255) THEN
+        RAISE EXCEPTION 'idempotency key must be 1 to 255 characters' USING ERRCODE = '22023';
     END IF;
-    IF r.wait_event IS DISTINCT FROM p_event THEN
-        RETURN QUERY SELECT false, 'not waiting for that event'::text, r.workflow_name;
-        RETURN;
-    END IF;
-    -- An empty match accepts any payload, scalars included.
-    IF r.wait_match <> '{}'::jsonb AND NOT (coalesce(p_payload, 'null'::jsonb) @> r.wait_match) THEN
-        RETURN QUERY SELECT false, 'payload does not match'::text, r.workflow_name;
-        RETURN;
-    END IF;
-    v_queue := '__wf_' || r.workflow_name;
-    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, started_at)
-    VALUES (r.run_id, r.wait_step,
-            (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
-            'wait', p_payload, r.wait_since)
-    ON CONFLICT DO NOTHING;
-    v_msg := queue.enqueue(v_queue, jsonb_build_object('v', r.workflow_version, 'reason', 'signal'), NULL, 0,
-                           r.run_id::text);
-    PERFORM queue.delete(v_queue, r.current_msg_id);
-    UPDATE queue.workflow_run wr
-       SET current_msg_id = v_msg, wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
-     WHERE wr.run_id = r.run_id;
-    RETURN QUERY SELECT true, 'delivered'::text, r.workflow_name;
+    RETURN QUERY SELECT * FROM queue.workflow_deliver(p_run_id, p_event, p_payload, p_key);
 END $$;
 
--- Cancels a running run: drops its message and marks it cancelled; a worker finds out on its next
--- write.
+-- Cancels a running run and, first, its running children started with on_parent_cancel 'cancel':
+-- drops each one's message and marks it cancelled; a worker finds out on its next write.
 CREATE OR REPLACE FUNCTION queue.workflow_cancel(p_run_id bigint)
  RETURNS TABLE(cancelled boolean, status queue.workflow_status, workflow_name text)
  LANGUAGE plpgsql
@@ -58,8 +30,24 @@ CREATE OR REPLACE FUNCTION queue.workflow_cancel(p_run_id bigint)
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
 DECLARE
-    r queue.workflow_run := queue.workflow_lock(p_run_id);
+    r queue.workflow_run;
+    c bigint;
 BEGIN
+    -- Children first: a child's end locks its parent, so children are locked before their parent
+    -- here too. Each child cancelled tells the parent, which is cancelled next.
+    FOR c IN SELECT k.run_id FROM queue.workflow_run k
+              WHERE k.parent_run_id = p_run_id AND k.status = 'running' AND k.on_parent_cancel = 'cancel'
+              ORDER BY k.run_id LOOP
+        PERFORM * FROM queue.workflow_cancel(c);
+    END LOOP;
+    r := queue.workflow_lock(p_run_id);
+    -- A child started while the first pass ran held the parent until it committed: cancel it too.
+    FOR c IN SELECT k.run_id FROM queue.workflow_run k
+              WHERE k.parent_run_id = p_run_id AND k.status = 'running' AND k.on_parent_cancel = 'cancel'
+              ORDER BY k.run_id LOOP
+        PERFORM * FROM queue.workflow_cancel(c);
+        r := queue.workflow_lock(p_run_id);
+    END LOOP;
     IF r.status <> 'running' THEN
         RETURN QUERY SELECT false, r.status, r.workflow_name;
         RETURN;
@@ -69,7 +57,8 @@ BEGIN
     END IF;
     UPDATE queue.workflow_run wr
        SET status = 'cancelled', completed_at = clock_timestamp(), current_msg_id = NULL,
-           wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+           wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
+           wait_arms = NULL, wait_all = NULL, wait_fired = NULL
      WHERE wr.run_id = p_run_id;
     RETURN QUERY SELECT true, 'cancelled'::queue.workflow_status, r.workflow_name;
 END $$;

@@ -97,13 +97,16 @@ BEGIN
                     CONTINUE;
                 END IF;
                 IF r.wait_step = m.body ->> 'step' THEN
-                    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, timed_out, started_at)
+                    -- A wait on several arms keeps what fired before the timeout.
+                    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
                     VALUES (r.run_id, r.wait_step,
                             (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
-                            'wait', true, r.wait_since)
+                            'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
+                            true, r.wait_since)
                     ON CONFLICT DO NOTHING;
                     UPDATE queue.workflow_run wr
-                       SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+                       SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
+                           wait_arms = NULL, wait_all = NULL, wait_fired = NULL
                      WHERE wr.run_id = r.run_id;
                 END IF;
             END IF;

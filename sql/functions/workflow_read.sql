@@ -15,9 +15,9 @@ AS $$
       FROM queue.workflow_step s WHERE s.run_id = p_run_id;
 $$;
 
--- Runs of a workflow, newest first, after a run-id cursor, filtered by status, start time and input
--- containment.
-CREATE OR REPLACE FUNCTION queue.workflow_list(p_name text, p_status queue.workflow_status DEFAULT NULL::queue.workflow_status, p_since timestamp with time zone DEFAULT NULL::timestamp with time zone, p_until timestamp with time zone DEFAULT NULL::timestamp with time zone, p_input jsonb DEFAULT NULL::jsonb, p_before bigint DEFAULT NULL::bigint, p_limit integer DEFAULT 50)
+-- Runs of a workflow, newest first, after a run-id cursor, filtered by status, start time, input
+-- containment and parent run.
+CREATE OR REPLACE FUNCTION queue.workflow_list(p_name text, p_status queue.workflow_status DEFAULT NULL::queue.workflow_status, p_since timestamp with time zone DEFAULT NULL::timestamp with time zone, p_until timestamp with time zone DEFAULT NULL::timestamp with time zone, p_input jsonb DEFAULT NULL::jsonb, p_before bigint DEFAULT NULL::bigint, p_limit integer DEFAULT 50, p_parent bigint DEFAULT NULL::bigint)
  RETURNS SETOF queue.workflow_run
  LANGUAGE plpgsql
  STABLE
@@ -33,6 +33,7 @@ BEGIN
            AND (p_until IS NULL OR r.started_at < p_until)
            AND (p_input IS NULL OR r.input @> p_input)
            AND (p_before IS NULL OR r.run_id < p_before)
+           AND (p_parent IS NULL OR r.parent_run_id = p_parent)
          ORDER BY r.run_id DESC
          LIMIT p_limit;
 END $$;

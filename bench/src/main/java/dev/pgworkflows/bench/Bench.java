@@ -20,13 +20,17 @@ import java.util.function.Function;
  * spread and ours/DBOS ratios, and writes the raw numbers as JSON.
  *
  * <p>{@code java -jar bench/target/bench.jar [--quick] [--reps N] [--runs N] [--system
- * pgworkflows|DBOS] [--out results.json]}; {@code --help} lists them (see {@link Options}).
+ * pgworkflows|DBOS] [--fan-out] [--out results.json]}; {@code --help} lists them (see {@link
+ * Options}).
  */
 public final class Bench {
   private static final int POOL = 20;
 
   /** The load level both systems run at the same rate, in runs/s. */
   private static final double FIXED_RATE = 200;
+
+  /** The branches of the fan-out workload's parallel group. */
+  private static final int FAN_OUT = 100;
 
   private record Settings(
       int reps,
@@ -36,7 +40,8 @@ public final class Bench {
       int idleSamples,
       long idleMs,
       double cycleSeconds,
-      int maxWarmRounds) {}
+      int maxWarmRounds,
+      int fanOutRounds) {}
 
   private Bench() {}
 
@@ -50,8 +55,8 @@ public final class Bench {
     boolean quick = o.quick();
     Settings s =
         quick
-            ? new Settings(1, 1000, 5, 100, 20, 200, 5, 1)
-            : new Settings(3, 10_000, 20, 100, 200, 1000, 10, 8);
+            ? new Settings(1, 1000, 5, 100, 20, 200, 5, 1, 10)
+            : new Settings(3, 10_000, 20, 100, 200, 1000, 10, 8, 30);
     if (o.reps() != null || o.runs() != null) {
       s =
           new Settings(
@@ -62,7 +67,8 @@ public final class Bench {
               s.idleSamples,
               s.idleMs,
               s.cycleSeconds,
-              s.maxWarmRounds);
+              s.maxWarmRounds,
+              s.fanOutRounds);
     }
     Path out = o.out();
     String only = o.system();
@@ -79,6 +85,12 @@ public final class Bench {
             continue;
           }
           System.err.printf("rep %d: %s%n", rep + 1, sys);
+          if (o.fanOutOnly()) {
+            if (sys.equals("pgworkflows")) {
+              fanOut(pg, s, results.get(sys));
+            }
+            continue;
+          }
           runOne(pg, sys, s, results.get(sys));
         }
       }
@@ -255,6 +267,24 @@ public final class Bench {
     }
     if (sys.equals("pgworkflows")) {
       queueCycles(pg, s, r);
+      fanOut(pg, s, r);
+    }
+  }
+
+  /**
+   * The fan-out workload (pgworkflows), on a contender of its own: one run of {@value #FAN_OUT}
+   * parallel no-op steps at a time, a third of the rounds unmeasured first (the parallel paths are
+   * not the burn-down's). Steps per second of fan-out, the wall time of one fan-out, and the
+   * journal requests one took.
+   */
+  private static void fanOut(Pg pg, Settings s, Map<String, List<Double>> r) throws Exception {
+    try (Ours ours = new Ours(pg, POOL)) {
+      FanOut.Result f = ours.fanOut(FAN_OUT, Math.max(3, s.fanOutRounds / 3), s.fanOutRounds);
+      String what = "fan-out of " + FAN_OUT + ": ";
+      add(r, what + "steps/s", f.stepsPerSecond());
+      add(r, what + "wall ms p50", f.medianMs());
+      add(r, what + "wall ms max", f.worstMs());
+      add(r, what + "journal requests", f.requestsPerFanOut());
     }
   }
 

@@ -13,8 +13,16 @@ import java.nio.file.Path;
  * @param runs runs per burn-down, or null for the mode's default
  * @param system the one system to run ({@code pgworkflows} or {@code DBOS}), or null for both
  * @param out where the raw results go as JSON
+ * @param fanOutOnly run only the fan-out workload (pgworkflows: one run of 100 parallel steps)
  */
-record Options(boolean help, boolean quick, Integer reps, Integer runs, String system, Path out) {
+record Options(
+    boolean help,
+    boolean quick,
+    Integer reps,
+    Integer runs,
+    String system,
+    Path out,
+    boolean fanOutOnly) {
 
   static final String USAGE =
       """
@@ -28,6 +36,8 @@ record Options(boolean help, boolean quick, Integer reps, Integer runs, String s
         --runs N          runs per burn-down (default 10000; 1000 with --quick)
         --system NAME     run one system only: pgworkflows or DBOS
         --out FILE        the raw results as JSON (default bench-results.json)
+        --fan-out         only the fan-out workload: one run of 100 parallel steps, again
+                          and again (pgworkflows only; a few seconds)
         -h, --help        print this help and exit
 
       JVM properties: -Dbench.concurrency=N (runs each of our workers holds, default 96),
@@ -71,23 +81,25 @@ record Options(boolean help, boolean quick, Integer reps, Integer runs, String s
     Integer runs = null;
     String system = null;
     Path out = Path.of("bench-results.json");
+    boolean fanOutOnly = false;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
         case "-h", "--help" -> {
-          return new Options(true, quick, reps, runs, system, out);
+          return new Options(true, quick, reps, runs, system, out, fanOutOnly);
         }
         case "--quick" -> quick = true;
         case "--reps" -> reps = count(arg, value(args, ++i, arg));
         case "--runs" -> runs = count(arg, value(args, ++i, arg));
         case "--system" -> system = system(value(args, ++i, arg));
         case "--out" -> out = Path.of(value(args, ++i, arg));
+        case "--fan-out" -> fanOutOnly = true;
         default ->
             throw new IllegalArgumentException(
                 (arg.startsWith("-") ? "unknown option: " : "unexpected argument: ") + arg);
       }
     }
-    return new Options(false, quick, reps, runs, system, out);
+    return new Options(false, quick, reps, runs, system, out, fanOutOnly);
   }
 
   private static String value(String[] args, int at, String option) {

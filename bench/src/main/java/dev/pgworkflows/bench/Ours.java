@@ -510,6 +510,14 @@ final class Ours implements Contender {
     return cycles.get() / seconds;
   }
 
+  /**
+   * The fan-out workload on this contender's server ({@link FanOut}): {@code warmUps} unmeasured
+   * runs of one parallel group of {@code branches} no-op steps, then {@code rounds} measured ones.
+   */
+  FanOut.Result fanOut(int branches, int warmUps, int rounds) throws Exception {
+    return new FanOut(url, client).run(branches, warmUps, rounds);
+  }
+
   @Override
   public void close() {
     if (server != null) {

@@ -33,7 +33,14 @@ class OptionsTest {
       assertThat(o.exitStatus()).isZero();
       assertThat(out.toString(StandardCharsets.UTF_8))
           .startsWith("Usage: ")
-          .contains("--quick", "--reps N", "--runs N", "--system NAME", "--out FILE", "--help");
+          .contains(
+              "--quick",
+              "--reps N",
+              "--runs N",
+              "--system NAME",
+              "--out FILE",
+              "--fan-out",
+              "--help");
     }
     assertThat(err.size()).isZero();
   }
@@ -73,13 +80,24 @@ class OptionsTest {
   void everyOptionIsRead() {
     Options none = Options.parse();
     assertThat(none)
-        .isEqualTo(new Options(false, false, null, null, null, Path.of("bench-results.json")));
+        .isEqualTo(
+            new Options(false, false, null, null, null, Path.of("bench-results.json"), false));
 
     Options.Outcome o =
-        read("--quick", "--reps", "3", "--runs", "10000", "--system", "dbos", "--out", "r.json");
+        read(
+            "--quick",
+            "--reps",
+            "3",
+            "--runs",
+            "10000",
+            "--system",
+            "dbos",
+            "--out",
+            "r.json",
+            "--fan-out");
     assertThat(o.exitStatus()).isZero();
     assertThat(o.options())
-        .isEqualTo(new Options(false, true, 3, 10_000, "DBOS", Path.of("r.json")));
+        .isEqualTo(new Options(false, true, 3, 10_000, "DBOS", Path.of("r.json"), true));
     assertThat(Options.parse("--system", "pgworkflows").system()).isEqualTo("pgworkflows");
     assertThat(out.size() + err.size()).isZero();
   }

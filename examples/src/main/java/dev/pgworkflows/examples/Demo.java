@@ -63,7 +63,7 @@ public final class Demo {
     Sandbox.awaitWaiting(client, "onboard-user", run);
     long userId = client.steps("onboard-user", run).get(0).output().get("id").asLong();
     var sent = client.signal("onboard-user", run, "verify", new OnboardUser.Verified(userId));
-    System.out.println("signalled \"verify\" for user " + userId + ": " + sent.reason());
+    System.out.println("signalled \"verify\" for user " + userId + ": " + sent.outcome());
     client.awaitResult("onboard-user", run, Long.class, Duration.ofSeconds(60));
 
     RunInfo info = client.get("onboard-user", run);

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A workflow run as the API shows it; input, output and error as JSON text.
  *
  * @param waitingFor the event a suspended run waits for
+ * @param parent the run whose step started this one, when it is a child
+ * @param children the runs this one started, in start order (shown when one run is read)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Run(
@@ -23,11 +26,55 @@ public record Run(
     int retentionDays,
     Waiting waitingFor,
     Instant startedAt,
-    Instant completedAt) {
+    Instant completedAt,
+    Parent parent,
+    List<Child> children) {
 
-  /** The event a suspended run waits for, and the document its payload must contain. */
+  /**
+   * The parent of a child run and the parent's step that started it; {@code workflow} is absent
+   * once retention has deleted the parent.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Parent(long runId, String workflow, String step) {}
+
+  /** A child run as its parent's view shows it. */
+  public record Child(long runId, String workflow, String status, String step) {}
+
+  /** This run with its children. */
+  public Run withChildren(List<Child> kids) {
+    return new Run(
+        runId,
+        workflow,
+        version,
+        status,
+        input,
+        output,
+        error,
+        idempotencyKey,
+        retentionDays,
+        waitingFor,
+        startedAt,
+        completedAt,
+        parent,
+        kids);
+  }
+
+  /**
+   * What a suspended run waits for: one event and the document its payload must contain ({@code
+   * event}, {@code match}), or several ({@code arms}, each {@code {event, match, fired}}, and
+   * {@code all}: whether every arm must fire or the first ends the wait).
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Waiting(
       String step,
       String event,
-      @JsonRawValue @JsonDeserialize(using = RawJson.class) String match) {}
+      @JsonRawValue @JsonDeserialize(using = RawJson.class) String match,
+      @JsonRawValue @JsonDeserialize(using = RawJson.class) String arms,
+      Boolean all) {
+
+    /** A wait for one event. */
+    public Waiting(String step, String event, String match) {
+      this(step, event, match, null, null);
+    }
+  }
 }

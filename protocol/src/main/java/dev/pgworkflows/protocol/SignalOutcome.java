@@ -1,7 +1,8 @@
 package dev.pgworkflows.protocol;
 
 /**
- * A signal's answer: delivered, or {@code reason} says why not (not running, not waiting for that
- * event, payload does not match).
+ * A signal's answer: {@code outcome} is {@code delivered} (it fit the run's wait), {@code buffered}
+ * (kept for a later wait) or {@code duplicate} (its idempotency key was sent before; nothing
+ * stored).
  */
-public record SignalOutcome(long runId, boolean delivered, String reason) {}
+public record SignalOutcome(long runId, long signalId, String outcome, boolean delivered) {}

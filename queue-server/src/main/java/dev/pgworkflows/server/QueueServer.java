@@ -21,9 +21,11 @@ import dev.pgworkflows.server.internal.engine.Wakeups;
 import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.http.AuditRoutes;
 import dev.pgworkflows.server.internal.http.Auth;
+import dev.pgworkflows.server.internal.http.ChildRoutes;
 import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.Exposure;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
+import dev.pgworkflows.server.internal.http.JournalRoutes;
 import dev.pgworkflows.server.internal.http.LeaseRoutes;
 import dev.pgworkflows.server.internal.http.MessageRoutes;
 import dev.pgworkflows.server.internal.http.OperatorAudit;
@@ -235,9 +237,11 @@ public final class QueueServer implements AutoCloseable {
             new StreamRoutes(streams, versions)::register,
             new CompletionRoutes(completions, streams, clock)::register,
             new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
+            new JournalRoutes(tasks)::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
+            new ChildRoutes(runs, events, tracing)::register,
             new HealthRoutes(sql, wakeups::connected)::register,
             metrics::register,
             new QueueRoutes(queues)::register,

@@ -56,7 +56,9 @@ class FunctionFilesTest {
         if (!statement.isEmpty()) {
           assertThat(statement)
               .as(f.fileName())
-              .matches("(?s)(CREATE OR REPLACE FUNCTION|DROP FUNCTION IF EXISTS) queue\\..*");
+              .matches(
+                  "(?s)(CREATE OR REPLACE FUNCTION|DROP FUNCTION IF EXISTS) queue\\..*"
+                      + "|CREATE OR REPLACE TRIGGER \\w+\\s+.*? ON queue\\..*");
         }
       }
     }

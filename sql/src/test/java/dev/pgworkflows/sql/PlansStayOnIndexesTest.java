@@ -33,7 +33,7 @@ class PlansStayOnIndexesTest {
           + " 'workflow_poll', 'workflow_complete_step', 'workflow_complete_batch',"
           + " 'workflow_extend_lease', 'workflow_retry', 'workflow_signal', 'workflow_cancel',"
           + " 'workflow_journal', 'workflow_start_each', 'workflow_continue_step',"
-          + " 'workflow_start_leased', 'workflow_complete_ended'";
+          + " 'workflow_start_leased', 'workflow_complete_ended', 'workflow_journal_steps'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 

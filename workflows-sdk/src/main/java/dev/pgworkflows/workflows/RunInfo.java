@@ -3,8 +3,13 @@ package dev.pgworkflows.workflows;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import java.util.List;
 
-/** A run as the server reports it; input, output and error are raw JSON. */
+/**
+ * A run as the server reports it; input, output and error are raw JSON. {@code parent} is set for a
+ * child run; {@code children} is filled when one run is read ({@link WorkflowClient#get}) and empty
+ * in list pages.
+ */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(
     long runId,
@@ -18,7 +23,15 @@ public record RunInfo(
     int retentionDays,
     Waiting waitingFor,
     Instant startedAt,
-    Instant completedAt) {
+    Instant completedAt,
+    Parent parent,
+    List<Child> children) {
+
+  /** The run whose step started this one. */
+  public record Parent(long runId, String workflow, String step) {}
+
+  /** A run this one started, and the step that started it. */
+  public record Child(long runId, String workflow, RunStatus status, String step) {}
 
   /** The event a suspended run waits for, if any. */
   @JsonIgnoreProperties(ignoreUnknown = true)

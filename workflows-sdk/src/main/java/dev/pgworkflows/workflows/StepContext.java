@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -40,6 +41,21 @@ public interface StepContext {
   void run(String name, Action action, Retry retry);
 
   /**
+   * Runs the branches at the same time, each a run step named by its branch, and returns their
+   * results in the order of {@code branches}, whatever order they finished in. Each branch retries
+   * in its own thread per its {@link Retry} (the run's lease is held meanwhile) and is journaled
+   * once, as it finishes: branches that finish together share a request and a transaction. On
+   * replay, journaled branches return their stored results and only the others run.
+   *
+   * <p>The call returns once every branch is journaled. When branches ran out of attempts, it
+   * throws the {@link StepFailedException} of the first of them in {@code branches}; the other
+   * branches' results stay journaled. Branch names are step names: unique within the run. Code in a
+   * branch may not call steps. Branches of different result types may be mixed; the results are
+   * then of their common type ({@code Object} at worst).
+   */
+  <T> List<T> parallel(List<? extends Branch<? extends T>> branches);
+
+  /**
    * Suspends the run for {@code duration}; the worker is free meanwhile. The wake-up time is
    * journaled, so a replay after the sleep does not sleep again.
    */
@@ -47,10 +63,40 @@ public interface StepContext {
 
   /**
    * Suspends until a signal named {@code name} whose payload contains {@code match} arrives, or
-   * {@code timeout} passes. Returns the payload, or empty on timeout. Signals sent before the wait
-   * began are not buffered.
+   * {@code timeout} passes. Returns the payload, or empty on timeout. A signal sent before the wait
+   * began waits in the run's inbox: the oldest buffered one that fits is taken at once.
    */
   <T> Optional<T> waitForEvent(String name, Class<T> type, Match match, Duration timeout);
 
   <T> Optional<T> waitForEvent(String name, TypeRef<T> type, Match match, Duration timeout);
+
+  /**
+   * Starts a child run of {@code workflow} with {@code input}, exactly once: a replay of this step
+   * gets the same child. The child may be of any workflow and version; {@link ChildRun#result()}
+   * waits for it durably.
+   */
+  <I, O> ChildRun<O> startChild(String name, Workflow<I, O> workflow, I input);
+
+  <I, O> ChildRun<O> startChild(
+      String name, Workflow<I, O> workflow, I input, ChildOptions options);
+
+  /**
+   * A child of a workflow known by name only (defined elsewhere), its output read as {@code
+   * output}.
+   */
+  <O> ChildRun<O> startChild(
+      String name, String workflow, Object input, Class<O> output, ChildOptions options);
+
+  /**
+   * One durable wait for the first of several arms (signals with matches, child ends) or the
+   * timeout; the journal records which arm fired and its payload. {@code timeout} null waits
+   * without one.
+   */
+  Fired waitForAny(String name, Duration timeout, Arm... arms);
+
+  /**
+   * One durable wait for every arm, or the timeout (what fired before it is kept); each arm takes
+   * one signal, oldest first, from signals buffered before the wait and those sent during it.
+   */
+  Fired waitForAll(String name, Duration timeout, Arm... arms);
 }

@@ -7,6 +7,7 @@ import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.workflows.internal.http.Starts;
@@ -52,8 +53,24 @@ public final class WorkflowClient {
     return new WorkflowClient(new Transport(url, token));
   }
 
-  /** Result of a signal: delivered, or why not. */
-  public record SignalResult(boolean delivered, String reason) {}
+  /**
+   * Result of a signal: {@code outcome} is {@code delivered} (it fit the run's wait), {@code
+   * buffered} (kept in the run's inbox for a later wait) or {@code duplicate} (its idempotency key
+   * was sent before; nothing new stored).
+   */
+  public record SignalResult(long signalId, String outcome) {
+    public boolean delivered() {
+      return "delivered".equals(outcome);
+    }
+
+    public boolean buffered() {
+      return "buffered".equals(outcome);
+    }
+
+    public boolean duplicate() {
+      return "duplicate".equals(outcome);
+    }
+  }
 
   /** One page of runs, newest first; {@code nextCursor} is empty on the last page. */
   public record Page(List<RunInfo> runs, Optional<String> nextCursor) {}
@@ -87,15 +104,45 @@ public final class WorkflowClient {
     return start(workflow, input, StartOptions.NONE);
   }
 
-  /** Sends {@code payload} to a run waiting for {@code event}; says whether it was delivered. */
+  /**
+   * Sends {@code payload} as event {@code event} to a running run: delivered when it fits the run's
+   * wait, otherwise kept for the first later wait it fits. A run that has ended refuses it ({@link
+   * ApiException} 409).
+   */
   public SignalResult signal(String workflow, long runId, String event, Object payload) {
+    return signal(workflow, runId, event, payload, null);
+  }
+
+  /** As {@link #signal(String, long, String, Object)}; a repeated key is stored once. */
+  public SignalResult signal(
+      String workflow, long runId, String event, Object payload, String idempotencyKey) {
     Workflow.checkName(workflow);
+    String path = "/v1/workflows/" + workflow + "/runs/" + runId + "/signals/" + encode(event);
+    JsonNode body = Transport.JSON.valueToTree(payload);
     SignalOutcome r =
-        transport.post(
-            "/v1/workflows/" + workflow + "/runs/" + runId + "/signals/" + encode(event),
-            Transport.JSON.valueToTree(payload),
-            SignalOutcome.class);
-    return new SignalResult(r.delivered(), r.reason());
+        idempotencyKey == null
+            ? transport.post(path, body, SignalOutcome.class)
+            : transport.post(path, body, "Idempotency-Key", idempotencyKey, SignalOutcome.class);
+    return new SignalResult(r.signalId(), r.outcome());
+  }
+
+  /** The run's signals in the order they were sent, buffered and delivered. */
+  public List<SignalInfo> signals(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    Signals r =
+        transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/signals", Signals.class);
+    return r.signals().stream()
+        .map(
+            x ->
+                new SignalInfo(
+                    x.signalId(),
+                    x.event(),
+                    tree(x.payload()),
+                    x.idempotencyKey(),
+                    x.sentAt(),
+                    x.deliveredAt(),
+                    x.deliveredTo()))
+        .toList();
   }
 
   public RunInfo get(String workflow, long runId) {
@@ -196,7 +243,18 @@ public final class WorkflowClient {
             : new RunInfo.Waiting(
                 r.waitingFor().step(), r.waitingFor().event(), tree(r.waitingFor().match())),
         r.startedAt(),
-        r.completedAt());
+        r.completedAt(),
+        r.parent() == null
+            ? null
+            : new RunInfo.Parent(r.parent().runId(), r.parent().workflow(), r.parent().step()),
+        r.children() == null
+            ? List.of()
+            : r.children().stream()
+                .map(
+                    c ->
+                        new RunInfo.Child(
+                            c.runId(), c.workflow(), RunStatus.of(c.status()), c.step()))
+                .toList());
   }
 
   /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */

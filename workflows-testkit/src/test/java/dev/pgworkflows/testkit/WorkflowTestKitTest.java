@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.Arm;
+import dev.pgworkflows.workflows.ChildRun;
+import dev.pgworkflows.workflows.Fired;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -75,6 +79,41 @@ class WorkflowTestKitTest {
             .isEqualTo("again");
       } finally {
         worker.close();
+      }
+    }
+  }
+
+  @Test
+  void aParentWithAChildAndAWaitForAnyRunsUnderTheKitsTokens() {
+    Workflow<String, String> kid =
+        Workflow.define("kit-kid", String.class, String.class)
+            .run((ctx, in) -> ctx.step().run("shout", String.class, in::toUpperCase));
+    Workflow<String, String> parent =
+        Workflow.define("kit-parent", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ChildRun<String> child = ctx.step().startChild("kid", kid, in);
+                  Fired f =
+                      ctx.step().waitForAny("approval", Duration.ofDays(1), Arm.event("approved"));
+                  return child.result() + (f.timedOut() ? " unapproved" : " approved");
+                });
+    try (WorkflowTestKit kit = WorkflowTestKit.start()) {
+      List<Worker> workers =
+          List.of(parent.serve(kit.workerOptions()), kid.serve(kit.workerOptions()));
+      try {
+        WorkflowClient client = kit.client();
+        long run = client.start(parent, "hi").runId();
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> client.get("kit-parent", run).waitingFor() != null);
+        kit.advanceTime(Duration.ofDays(1));
+        assertThat(client.awaitResult("kit-parent", run, String.class, Duration.ofSeconds(20)))
+            .isEqualTo("HI unapproved");
+        assertThat(client.get("kit-parent", run).children()).hasSize(1);
+      } finally {
+        for (Worker w : workers) {
+          w.close();
+        }
       }
     }
   }

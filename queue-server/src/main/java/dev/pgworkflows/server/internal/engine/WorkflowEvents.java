@@ -7,6 +7,7 @@ public interface WorkflowEvents {
   /** A run ended; {@code seconds} is its duration when known. */
   void finished(String workflow, String status, Double seconds);
 
+  /** A run took a signal: delivered to its wait, or buffered for a later one (not a duplicate). */
   void signalled(String workflow, String event);
 
   void stepCompleted(String workflow, String step, double seconds);

@@ -33,6 +33,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/steps", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/signals", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -52,6 +53,8 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/complete", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/retry", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/lease", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/children", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/steps", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),

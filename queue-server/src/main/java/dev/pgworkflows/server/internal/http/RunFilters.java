@@ -18,7 +18,7 @@ import java.util.Set;
 final class RunFilters {
   /** Parameters of the listing that are not input filters. */
   private static final Set<String> LIST_PARAMS =
-      Set.of("status", "since", "until", "cursor", "limit");
+      Set.of("status", "since", "until", "cursor", "limit", "parent");
 
   private RunFilters() {}
 

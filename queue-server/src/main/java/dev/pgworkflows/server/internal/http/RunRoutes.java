@@ -5,6 +5,7 @@ import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.Workflows;
 import dev.pgworkflows.server.internal.engine.RunEnds;
 import dev.pgworkflows.server.internal.engine.WorkflowEvents;
@@ -14,15 +15,21 @@ import dev.pgworkflows.server.internal.store.StoredRun;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The design doc's {@code /v1/workflows} routes besides starts: list, get, cancel, signal, steps.
+ * The design doc's {@code /v1/workflows} routes besides starts: list, get, cancel, signal, the
+ * run's signals, steps.
  */
 public final class RunRoutes {
   private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /** The header that makes a signal idempotent: a repeat of its key stores nothing. */
+  static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
   private static final Set<String> STATUSES = Set.of("running", "completed", "failed", "cancelled");
 
   private final RunStore store;
@@ -48,6 +55,7 @@ public final class RunRoutes {
     routes.get("/v1/workflows/{name}/runs/{runId}", this::get);
     routes.delete("/v1/workflows/{name}/runs/{runId}", this::cancel);
     routes.post("/v1/workflows/{name}/runs/{runId}/signals/{event}", this::signal);
+    routes.get("/v1/workflows/{name}/runs/{runId}/signals", this::signals);
     routes.get("/v1/workflows/{name}/runs/{runId}/steps", this::steps);
   }
 
@@ -60,6 +68,7 @@ public final class RunRoutes {
     int limit = Params.intQuery(ctx, "limit", 50, 1, 1000);
     Long cursor = ctx.queryParam("cursor") == null ? null : Params.longQuery(ctx, "cursor", 0);
     String input = RunFilters.inputFilter(ctx.queryParamMap());
+    Long parent = ctx.queryParam("parent") == null ? null : positive(ctx.queryParam("parent"));
     List<Run> runs =
         store.list(
             name,
@@ -68,9 +77,23 @@ public final class RunRoutes {
             RunFilters.instant(ctx, "until"),
             input,
             cursor,
-            limit);
+            limit,
+            parent);
     String next = runs.size() == limit ? Long.toString(runs.get(runs.size() - 1).runId()) : null;
     JsonBodies.respond(ctx, 200, new RunPage(runs, next));
+  }
+
+  /** The {@code parent} query parameter: a run id. */
+  private static long positive(String raw) {
+    try {
+      long v = Long.parseLong(raw);
+      if (v >= 1) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw ApiException.badRequest("parent", "parent must be a run id (a positive integer)");
   }
 
   private StoredRun run(String name, long runId) {
@@ -79,8 +102,11 @@ public final class RunRoutes {
         .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
   }
 
+  /** The run with the children it started (the list's pages leave them out). */
   private void get(Context ctx) {
-    JsonBodies.respond(ctx, 200, run(Params.workflow(ctx), Params.runId(ctx)).run());
+    long runId = Params.runId(ctx);
+    Run run = run(Params.workflow(ctx), runId).run();
+    JsonBodies.respond(ctx, 200, run.withChildren(store.children(runId)));
   }
 
   private void steps(Context ctx) {
@@ -96,22 +122,51 @@ public final class RunRoutes {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
     run(name, runId);
+    // The cancel takes running children (and theirs) with it: their ends are reported too.
+    List<Run.Child> running = runningDescendants(runId);
     RunStore.Cancelled c = store.cancel(runId);
     if (c.cancelled()) {
-      StoredRun stored = run(name, runId);
-      Run ended = stored.run();
-      runEnds.ended(
-          name,
-          runId,
-          ended.version(),
-          "cancelled",
-          ended.startedAt(),
-          ended.completedAt(),
-          stored.traceContext());
+      ended(run(name, runId));
+    }
+    for (Run.Child child : running) {
+      store
+          .get(child.workflow(), child.runId())
+          .filter(s -> s.run().status().equals("cancelled"))
+          .ifPresent(this::ended);
     }
     JsonBodies.respond(ctx, 200, new CancelOutcome(runId, c.status(), c.cancelled()));
   }
 
+  /** The running runs a run started, and theirs, depth first. */
+  private List<Run.Child> runningDescendants(long runId) {
+    List<Run.Child> out = new ArrayList<>();
+    for (Run.Child child : store.children(runId)) {
+      if (child.status().equals("running")) {
+        out.add(child);
+        out.addAll(runningDescendants(child.runId()));
+      }
+    }
+    return out;
+  }
+
+  /** Reports a run that a cancel ended: its metrics and its span. */
+  private void ended(StoredRun stored) {
+    Run r = stored.run();
+    runEnds.ended(
+        r.workflow(),
+        r.runId(),
+        r.version(),
+        "cancelled",
+        r.startedAt(),
+        r.completedAt(),
+        stored.traceContext());
+  }
+
+  /**
+   * A signal: delivered at once when it fits the run's wait, otherwise kept in the run's inbox for
+   * a later wait; a repeated {@code Idempotency-Key} stores nothing. A run that has ended takes
+   * none (409).
+   */
   private void signal(Context ctx) {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
@@ -121,16 +176,44 @@ public final class RunRoutes {
           "event",
           "event must be 1 to 128 characters of A-Z, a-z, 0-9, \".\", \"_\", \":\", \"-\"");
     }
+    if (event.startsWith("__")) {
+      throw ApiException.badRequest(
+          "event", "event names starting with \"__\" are the engine's own (such as a child's end)");
+    }
+    String key = ctx.header(IDEMPOTENCY_KEY);
+    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
+      throw ApiException.badRequest(
+          IDEMPOTENCY_KEY, IDEMPOTENCY_KEY + " must be 1 to 255 characters");
+    }
     if (ctx.bodyAsBytes().length == 0) {
       throw ApiException.badRequest(null, "the signal payload is the JSON request body");
     }
     JsonNode payload = JsonBodies.read(ctx, JsonNode.class);
     run(name, runId);
-    RunStore.Signalled s = store.signal(runId, event, Json.write(payload));
-    if (s.delivered()) {
-      events.signalled(name, event);
+    RunStore.Signalled s = store.signal(runId, event, Json.write(payload), key);
+    switch (s.outcome()) {
+      case "no such run" ->
+          throw ApiException.notFound("workflow " + name + " has no run " + runId);
+      case "not running" ->
+          throw ApiException.conflict(
+              "run " + runId + " has ended: " + run(name, runId).run().status());
+      case "delivered", "buffered" -> events.signalled(name, event);
+      default -> {
+        // duplicate: answered as such, counted the first time
+      }
     }
-    tracing.signalled(ctx, name, runId, event, s.delivered());
-    JsonBodies.respond(ctx, 200, new SignalOutcome(runId, s.delivered(), s.reason()));
+    tracing.signalled(ctx, name, runId, event, s.outcome());
+    JsonBodies.respond(
+        ctx,
+        200,
+        new SignalOutcome(runId, s.signalId(), s.outcome(), "delivered".equals(s.outcome())));
+  }
+
+  /** A run's signals in the order they were sent: buffered ones, and those a wait took. */
+  private void signals(Context ctx) {
+    String name = Params.workflow(ctx);
+    long runId = Params.runId(ctx);
+    run(name, runId);
+    JsonBodies.respond(ctx, 200, new Signals(runId, store.signals(runId)));
   }
 }

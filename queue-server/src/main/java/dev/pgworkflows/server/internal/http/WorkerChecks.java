@@ -7,10 +7,13 @@ import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Take;
+import dev.pgworkflows.protocol.Wait;
 import dev.pgworkflows.server.internal.engine.PollTerms;
 import dev.pgworkflows.server.internal.store.StepCompletion;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /** The checks of the worker protocol's request fields; each failure a 400 naming the field. */
 final class WorkerChecks {
@@ -20,7 +23,72 @@ final class WorkerChecks {
   /** The longest delay a continuation or a retry may ask for: one year. */
   private static final long MAX_DELAY_MS = 31_536_000_000L;
 
+  /** A step's name, as the SQL functions check it too. */
+  private static final Pattern STEP_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
+
+  /** The kinds of journal rows a worker may write ({@code wait} rows are usually the server's). */
+  private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
+
+  /** The most events one wait may take. */
+  static final int MAX_ARMS = 64;
+
   private WorkerChecks() {}
+
+  /** A step name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-". */
+  static String stepName(String field, String name) {
+    if (name == null || !STEP_NAME.matcher(name).matches()) {
+      throw ApiException.badRequest(
+          field,
+          field
+              + " must be a step name: 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and"
+              + " \"-\"");
+    }
+    return name;
+  }
+
+  /**
+   * What a wait waits for: {@code event} (with its {@code match}) or {@code arms}, 1 to {@value
+   * #MAX_ARMS} events of which the first or, with {@code all}, every one ends the wait. Whether it
+   * has a timeout is {@code next.delayMs}'s business.
+   */
+  static void waitFor(String field, Wait wait) {
+    stepName(field + ".step", wait.step());
+    if ((wait.event() == null) == (wait.arms() == null)) {
+      throw ApiException.badRequest(
+          field, field + " takes exactly one of event (one event) and arms (several)");
+    }
+    if (wait.event() != null) {
+      eventName(field + ".event", wait.event());
+      if (wait.all() != null) {
+        throw ApiException.badRequest(
+            field + ".all", field + ".all goes with arms: a wait on one event has nothing more");
+      }
+      return;
+    }
+    if (wait.match() != null) {
+      throw ApiException.badRequest(
+          field + ".match", field + ".match goes with event; each arm has a match of its own");
+    }
+    if (wait.arms().isEmpty() || wait.arms().size() > MAX_ARMS) {
+      throw ApiException.badRequest(
+          field + ".arms", field + ".arms must hold 1 to " + MAX_ARMS + " arms");
+    }
+    for (int i = 0; i < wait.arms().size(); i++) {
+      Wait.Arm arm = wait.arms().get(i);
+      String at = field + ".arms[" + i + "]";
+      if (arm == null) {
+        throw ApiException.badRequest(at, at + " must be an object with an event");
+      }
+      eventName(at + ".event", arm.event());
+    }
+  }
+
+  /** An event a wait takes: 1 to 128 characters (as the inbox keeps them). */
+  private static void eventName(String field, String event) {
+    if (event == null || event.isEmpty() || event.codePointCount(0, event.length()) > 128) {
+      throw ApiException.badRequest(field, field + " must be an event name of 1 to 128 characters");
+    }
+  }
 
   static void versions(String field, List<Integer> versions) {
     if (versions == null || versions.isEmpty() || versions.size() > 16) {
@@ -125,11 +193,20 @@ final class WorkerChecks {
       throw ApiException.badRequest("step", "a step needs a name and a kind");
     }
     if (step != null) {
+      stepName("step.name", step.name());
+      if (!STEP_KINDS.contains(step.kind())) {
+        throw ApiException.badRequest(
+            "step.kind", "step.kind must be one of run, sleep, wait and child");
+      }
       error("step.error", step.error());
     }
     if (next != null) {
       if (next.delayMs() != null) {
         delayMs("next.delayMs", next.delayMs());
+      }
+      // A wait without delayMs has no timeout: only an event it takes brings the run back.
+      if (next.waitFor() != null) {
+        waitFor("next.wait", next.waitFor());
       }
       if (next.until() != null) {
         if (next.delayMs() == null) {

@@ -46,8 +46,9 @@ public final class DatabaseException extends RuntimeException {
                   "54000" ->
               400;
           case "P0002", "42P01" -> 404;
-          // WF001: a workflow's queue __wf_<name> refuses all but sends (the engine owns it).
-          case "42710", "23505", "WF001" -> 409;
+          // WF001: a workflow's queue __wf_<name> refuses all but sends (the engine owns it);
+          // WF002: a parent run that is not running starts no children.
+          case "42710", "23505", "WF001", "WF002" -> 409;
           default -> 0;
         };
     if (status != 0) {

@@ -1,7 +1,13 @@
 package dev.pgworkflows.server.internal.store;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.Signal;
 import dev.pgworkflows.protocol.Task;
+import dev.pgworkflows.server.internal.json.Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -25,10 +31,18 @@ final class Rows {
         rs.getString("trace_context"));
   }
 
-  /** A row of {@code workflow_run}, with the trace context the API does not show. */
+  /**
+   * A row of {@code workflow_run} with its parent's workflow as {@code parent_workflow}, and the
+   * trace context the API does not show.
+   */
   static StoredRun run(ResultSet rs) throws SQLException {
-    String waitEvent = rs.getString("wait_event");
     Timestamp completed = rs.getTimestamp("completed_at");
+    long parentId = rs.getLong("parent_run_id");
+    Run.Parent parent =
+        rs.wasNull()
+            ? null
+            : new Run.Parent(
+                parentId, rs.getString("parent_workflow"), rs.getString("parent_step"));
     Run run =
         new Run(
             rs.getLong("run_id"),
@@ -40,11 +54,58 @@ final class Rows {
             rs.getString("error"),
             rs.getString("idempotency_key"),
             rs.getInt("retention_days"),
-            waitEvent == null
-                ? null
-                : new Run.Waiting(rs.getString("wait_step"), waitEvent, rs.getString("wait_match")),
+            waiting(rs),
             rs.getTimestamp("started_at").toInstant(),
-            completed == null ? null : completed.toInstant());
+            completed == null ? null : completed.toInstant(),
+            parent,
+            null);
     return new StoredRun(run, rs.getString("trace_context"));
+  }
+
+  /**
+   * What the run waits for, if it waits: one event, or its arms each with whether it has fired
+   * (from {@code wait_fired}, null where an arm has not).
+   */
+  private static Run.Waiting waiting(ResultSet rs) throws SQLException {
+    String step = rs.getString("wait_step");
+    if (step == null) {
+      return null;
+    }
+    String arms = rs.getString("wait_arms");
+    if (arms == null) {
+      return new Run.Waiting(step, rs.getString("wait_event"), rs.getString("wait_match"));
+    }
+    try {
+      JsonNode fired = Json.MAPPER.readTree(String.valueOf(rs.getString("wait_fired")));
+      ArrayNode shown = Json.MAPPER.createArrayNode();
+      int i = 0;
+      for (JsonNode arm : Json.MAPPER.readTree(arms)) {
+        ObjectNode a = shown.addObject();
+        a.set("event", arm.get("event"));
+        if (arm.hasNonNull("match")) {
+          a.set("match", arm.get("match"));
+        }
+        a.put("fired", fired.hasNonNull(i));
+        i++;
+      }
+      boolean all = rs.getBoolean("wait_all");
+      return new Run.Waiting(step, null, null, Json.write(shown), all);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("run " + rs.getLong("run_id") + " has a malformed wait", e);
+    }
+  }
+
+  /** A row of {@code workflow_signals}. */
+  static Signal signal(ResultSet rs) throws SQLException {
+    Timestamp delivered = rs.getTimestamp("delivered_at");
+    String payload = rs.getString("payload");
+    return new Signal(
+        rs.getLong("signal_id"),
+        rs.getString("event"),
+        payload == null ? "null" : payload,
+        rs.getString("idempotency_key"),
+        rs.getTimestamp("sent_at").toInstant(),
+        delivered == null ? null : delivered.toInstant(),
+        rs.getString("delivered_to"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.store;
 
 import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.Signal;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.protocol.WorkflowSummary;
@@ -13,8 +14,11 @@ import java.util.Optional;
 
 /** The run functions of the workflow engine: start, look up, list, signal, cancel. */
 public final class RunStore {
-  /** Result of a signal. */
-  public record Signalled(boolean delivered, String reason, String workflow) {}
+  /**
+   * Result of a signal: {@code outcome} is delivered, buffered, duplicate, not running or no such
+   * run; {@code signalId} is the stored signal's (the first one's for a duplicate), null when none.
+   */
+  public record Signalled(String outcome, Long signalId, String workflow) {}
 
   /** Result of a cancel. */
   public record Cancelled(boolean cancelled, String status, String workflow) {}
@@ -122,14 +126,22 @@ public final class RunStore {
     return json.append(']').toString();
   }
 
+  /** A child's parent's workflow, by key: a parent deleted by retention leaves it null. */
+  private static final String PARENT_WORKFLOW =
+      "CASE WHEN r.parent_run_id IS NOT NULL THEN (SELECT p.workflow_name FROM queue.workflow_run p"
+          + " WHERE p.run_id = r.parent_run_id) END AS parent_workflow";
+
   public Optional<StoredRun> get(String name, long runId) {
     return sql.one(
-        "SELECT * FROM queue.workflow_run WHERE run_id = ? AND workflow_name = ?",
+        "SELECT r.*, "
+            + PARENT_WORKFLOW
+            + " FROM queue.workflow_run r WHERE r.run_id = ? AND r.workflow_name = ?",
         Rows::run,
         runId,
         name);
   }
 
+  /** A page of runs ({@code workflow_list}); {@code parent} keeps only that run's children. */
   public List<Run> list(
       String name,
       String status,
@@ -137,9 +149,13 @@ public final class RunStore {
       Instant until,
       String inputMatch,
       Long before,
-      int limit) {
+      int limit,
+      Long parent) {
     return sql.list(
-        "SELECT * FROM queue.workflow_list(?, ?::queue.workflow_status, ?, ?, ?::jsonb, ?, ?)",
+        "SELECT r.*, "
+            + PARENT_WORKFLOW
+            + " FROM queue.workflow_list(?, ?::queue.workflow_status, ?, ?, ?::jsonb, ?, ?, ?::bigint) r"
+            + " ORDER BY r.run_id DESC",
         rs -> Rows.run(rs).run(),
         name,
         status,
@@ -147,7 +163,38 @@ public final class RunStore {
         until == null ? null : Timestamp.from(until),
         inputMatch,
         before,
-        limit);
+        limit,
+        parent);
+  }
+
+  /** The runs a run started, in start order ({@code workflow_children}). */
+  public List<Run.Child> children(long runId) {
+    return sql.list(
+        "SELECT run_id, workflow_name, status, parent_step FROM queue.workflow_children(?::bigint)",
+        rs -> new Run.Child(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)),
+        runId);
+  }
+
+  /**
+   * Starts the child run of a parent's step, once per parent and step ({@code
+   * workflow_start_child}); its retention is capped as a start's is, and at least its parent's.
+   */
+  public StartResult startChild(
+      long parentRunId, String step, String workflow, NewRun child, String onParentCancel) {
+    return sql.one(
+            "SELECT run_id, status, created FROM queue.workflow_start_child(?::bigint, ?, ?,"
+                + " ?::jsonb, ?::int, ?, ?::int, ?, ?)",
+            rs -> new StartResult(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
+            parentRunId,
+            step,
+            workflow,
+            child.input(),
+            child.version(),
+            onParentCancel,
+            child.retentionDays(),
+            maxRetentionDays,
+            child.traceContext())
+        .orElseThrow();
   }
 
   /** The run's journal as JSON text. */
@@ -164,14 +211,25 @@ public final class RunStore {
                 rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
   }
 
-  public Signalled signal(long runId, String event, String payload) {
+  /** Sends a signal ({@code workflow_signal}); {@code key} null for none. */
+  public Signalled signal(long runId, String event, String payload, String key) {
     return sql.one(
-            "SELECT * FROM queue.workflow_signal(?::bigint, ?, ?::jsonb)",
-            rs -> new Signalled(rs.getBoolean(1), rs.getString(2), rs.getString(3)),
+            "SELECT outcome, signal_id, workflow_name FROM queue.workflow_signal(?::bigint, ?,"
+                + " ?::jsonb, ?)",
+            rs -> {
+              long id = rs.getLong(2);
+              return new Signalled(rs.getString(1), rs.wasNull() ? null : id, rs.getString(3));
+            },
             runId,
             event,
-            payload)
+            payload,
+            key)
         .orElseThrow();
+  }
+
+  /** A run's signals in the order they were sent, buffered and delivered. */
+  public List<Signal> signals(long runId) {
+    return sql.list("SELECT * FROM queue.workflow_signals(?::bigint)", Rows::signal, runId);
   }
 
   public Cancelled cancel(long runId) {

@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.store;
 
 import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.server.internal.json.Json;
@@ -184,6 +185,39 @@ public final class TaskStore {
             receipt,
             delayMs,
             counts)
+        .orElseThrow();
+  }
+
+  /**
+   * Journals finished {@code run} steps of a run under its lease in one statement ({@code
+   * workflow_journal_steps}), in the order given; the lease carries on.
+   */
+  public JournalOutcome journalSteps(
+      long runId, long messageId, long receipt, List<StepRecord> steps) {
+    List<Map<String, Object>> rows = new ArrayList<>(steps.size());
+    for (StepRecord step : steps) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("name", step.name());
+      row.put("kind", step.kind());
+      if (step.output() != null) {
+        row.put("output", step.output());
+      }
+      if (step.error() != null && !step.error().isNull()) {
+        row.put("error", step.error());
+      }
+      if (step.startedAt() != null) {
+        row.put("startedAt", step.startedAt().toString());
+      }
+      rows.add(row);
+    }
+    return sql.one(
+            "SELECT outcome, journaled FROM queue.workflow_journal_steps(?::bigint, ?::bigint,"
+                + " ?::bigint, ?::jsonb)",
+            rs -> new JournalOutcome(rs.getString(1), rs.getInt(2)),
+            runId,
+            messageId,
+            receipt,
+            Json.write(rows))
         .orElseThrow();
   }
 

@@ -259,7 +259,9 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
             new SignalKey(workflow, event),
             k ->
                 Counter.builder("workflow_signals")
-                    .description("Signals delivered to a waiting run, by workflow and event")
+                    .description(
+                        "Signals a run took, delivered to its wait or buffered for a later one,"
+                            + " by workflow and event")
                     .tags("workflow", k.workflow(), "event", k.event())
                     .register(registry))
         .increment();

@@ -164,16 +164,20 @@ public final class Tracing {
         }
       };
 
-  /** A {@code workflow.signal} span inside the current request. */
+  /**
+   * A {@code workflow.signal} span inside the current request; {@code outcome} is delivered,
+   * buffered or duplicate.
+   */
   public void signalled(
-      io.javalin.http.Context ctx, String workflow, long runId, String event, boolean delivered) {
+      io.javalin.http.Context ctx, String workflow, long runId, String event, String outcome) {
     tracer
         .spanBuilder("workflow.signal")
         .setParent(context(ctx))
         .setAttribute("workflow.name", workflow)
         .setAttribute("run_id", runId)
         .setAttribute("event", event)
-        .setAttribute("delivered", delivered)
+        .setAttribute("outcome", outcome)
+        .setAttribute("delivered", "delivered".equals(outcome))
         .startSpan()
         .end();
   }

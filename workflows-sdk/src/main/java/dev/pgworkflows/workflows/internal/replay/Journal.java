@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -33,12 +36,7 @@ final class Journal {
    * journal holds another step (or another kind of step) at this point.
    */
   Task.Entry replayed(String name, String kind) {
-    if (name == null || !STEP.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          "step name \""
-              + name
-              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
-    }
+    checkName(name);
     if (!seen.add(name)) {
       throw new NonDeterministicWorkflowException(
           "step name \"" + name + "\" is used twice in run " + runId);
@@ -71,6 +69,59 @@ final class Journal {
     }
     index++;
     return e;
+  }
+
+  /**
+   * The journaled entries of a parallel group whose branches are named {@code names}, by name; the
+   * branches missing from it are new. Branches finish in any order, so the group's entries are the
+   * consecutive run entries from this point whose names are in the group, in whatever order. Throws
+   * {@link NonDeterministicWorkflowException} when a name is used twice (in the group or earlier in
+   * the run), when a group entry is not a run step, or when the journal holds another step where a
+   * branch not journaled yet would be.
+   */
+  Map<String, Task.Entry> group(List<String> names) {
+    Set<String> group = new LinkedHashSet<>();
+    for (String name : names) {
+      checkName(name);
+      if (!group.add(name) || seen.contains(name)) {
+        throw new NonDeterministicWorkflowException(
+            "step name \"" + name + "\" is used twice in run " + runId);
+      }
+    }
+    seen.addAll(group);
+    Map<String, Task.Entry> found = new HashMap<>();
+    while (index < entries.size() && group.contains(entries.get(index).name())) {
+      Task.Entry e = entries.get(index);
+      if (!e.kind().equals("run")) {
+        throw new NonDeterministicWorkflowException(
+            "step \"" + e.name() + "\" is a run in the code but a " + e.kind() + " in the journal");
+      }
+      found.put(e.name(), e);
+      index++;
+    }
+    if (found.size() < group.size() && index < entries.size()) {
+      String missing = group.stream().filter(n -> !found.containsKey(n)).findFirst().orElseThrow();
+      throw new NonDeterministicWorkflowException(
+          "replay of run "
+              + runId
+              + " reached parallel step \""
+              + missing
+              + "\" where the journal has step \""
+              + entries.get(index).name()
+              + "\" (step "
+              + (index + 1)
+              + ")");
+    }
+    return found;
+  }
+
+  private static void checkName(String name) {
+    if (name == null || !STEP.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "step name \""
+              + name
+              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
+    }
   }
 
   /** A new step's outcome, which later calls replay as though the server had sent it. */

@@ -1,13 +1,17 @@
 package dev.pgworkflows.workflows.internal.replay;
 
+import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.JournalOutcome;
+import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
 import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.Completions;
@@ -15,6 +19,7 @@ import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.http.SlotReports;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +34,7 @@ public final class Lease {
   private static final Logger log = LoggerFactory.getLogger(Lease.class);
   private static final Next INLINE = new Next(null, null, true, null, null);
   private static final CompletionOutcome STALE = CompletionOutcome.of("stale");
+  private static final JournalOutcome STALE_STEPS = new JournalOutcome("stale", 0);
 
   private final Transport transport;
   private final Completions completions;
@@ -99,6 +105,27 @@ public final class Lease {
                     RetryOutcome.class)
                 .outcome(),
         "stale");
+  }
+
+  /**
+   * Starts the child run of step {@code request.step()} (once: a repeat answers the same child). A
+   * refusal (the run is no longer running) unwinds the body as a lost lease does.
+   */
+  public synchronized StartResult startChild(ChildStartRequest request) {
+    return write(
+        "/children",
+        () -> transport.post(base + "/children", request, StartResult.class),
+        new StartResult(0, "stale", false));
+  }
+
+  /**
+   * Journals finished run steps (a parallel group's branches) in one request; the lease carries on.
+   * Answers "ok" with how many were new, or "stale" or "not_running" when the lease was lost.
+   */
+  public synchronized JournalOutcome journal(List<StepRecord> steps) {
+    JournalRequest body = new JournalRequest(messageId, receipt, steps);
+    return write(
+        "/steps", () -> transport.post(base + "/steps", body, JournalOutcome.class), STALE_STEPS);
   }
 
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */

@@ -1,12 +1,19 @@
 package dev.pgworkflows.workflows.internal.replay;
 
+import dev.pgworkflows.workflows.Arm;
+import dev.pgworkflows.workflows.Branch;
 import dev.pgworkflows.workflows.Cancellation;
+import dev.pgworkflows.workflows.ChildOptions;
+import dev.pgworkflows.workflows.ChildRun;
+import dev.pgworkflows.workflows.Fired;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Retry;
 import dev.pgworkflows.workflows.StepContext;
 import dev.pgworkflows.workflows.TypeRef;
+import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowContext;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,21 +29,19 @@ public final class Replay implements WorkflowContext, StepContext {
   private final CancellationFlag cancellation = new CancellationFlag();
   private final RunCompletion completion;
   private final StepExecution steps;
+  private final ParallelSteps parallel;
+  private final Composition composition;
 
   public Replay(String workflow, Task task, Lease lease, RunEnvironment env) {
     this.workflow = workflow;
     this.task = task;
     Journal journal = new Journal(task.runId(), task.journal());
+    StepTracing tracing = new StepTracing(env.tracer(), workflow, task);
     this.completion = new RunCompletion(lease, journal, env.hook());
     this.steps =
-        new StepExecution(
-            journal,
-            completion,
-            lease,
-            new StepTracing(env.tracer(), workflow, task),
-            cancellation,
-            task.attempt(),
-            env);
+        new StepExecution(journal, completion, lease, tracing, cancellation, task.attempt(), env);
+    this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
+    this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
   }
 
   /** Ends the run with the body's result (and the last step's completion, if unsent). */
@@ -121,6 +126,11 @@ public final class Replay implements WorkflowContext, StepContext {
   }
 
   @Override
+  public <T> List<T> parallel(List<? extends Branch<? extends T>> branches) {
+    return parallel.run(branches);
+  }
+
+  @Override
   public void sleep(String name, Duration duration) {
     steps.sleep(name, duration);
   }
@@ -133,5 +143,32 @@ public final class Replay implements WorkflowContext, StepContext {
   @Override
   public <T> Optional<T> waitForEvent(String name, TypeRef<T> type, Match match, Duration timeout) {
     return steps.waitForEvent(name, type.type(), match, timeout);
+  }
+
+  @Override
+  public <I, O> ChildRun<O> startChild(String name, Workflow<I, O> workflow, I input) {
+    return startChild(name, workflow, input, ChildOptions.DEFAULT);
+  }
+
+  @Override
+  public <I, O> ChildRun<O> startChild(
+      String name, Workflow<I, O> workflow, I input, ChildOptions options) {
+    return composition.startChild(name, workflow.name(), input, workflow.outputType(), options);
+  }
+
+  @Override
+  public <O> ChildRun<O> startChild(
+      String name, String workflow, Object input, Class<O> output, ChildOptions options) {
+    return composition.startChild(name, workflow, input, output, options);
+  }
+
+  @Override
+  public Fired waitForAny(String name, Duration timeout, Arm... arms) {
+    return composition.await(name, arms == null ? null : List.of(arms), false, timeout);
+  }
+
+  @Override
+  public Fired waitForAll(String name, Duration timeout, Arm... arms) {
+    return composition.await(name, arms == null ? null : List.of(arms), true, timeout);
   }
 }

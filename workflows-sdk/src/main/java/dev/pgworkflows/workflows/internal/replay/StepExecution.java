@@ -19,6 +19,7 @@ import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Executes the body's step calls. A call the {@link Journal} holds returns its journaled result. A
@@ -37,7 +38,7 @@ final class StepExecution {
   private final InstantSource clock;
   private final CompletionHook hook;
   private int attempt;
-  private boolean inStep;
+  private volatile boolean inStep;
 
   StepExecution(
       Journal journal,
@@ -65,10 +66,7 @@ final class StepExecution {
   }
 
   <T> T run(String name, Type type, StepContext.Fn<T> fn, Retry retry) {
-    if (inStep) {
-      throw new IllegalStateException(
-          "step " + name + " was called inside another step; steps cannot nest");
-    }
+    checkOutsideStep(name);
     Task.Entry e = journal.replayed(name, "run");
     if (e != null) {
       if (Journal.isFailure(e.error())) {
@@ -87,7 +85,21 @@ final class StepExecution {
     }
   }
 
+  /** Throws when called from inside a running step: steps cannot nest. */
+  void checkOutsideStep(String name) {
+    if (inStep) {
+      throw new IllegalStateException(
+          "step " + name + " was called inside another step; steps cannot nest");
+    }
+  }
+
+  /** A step other than a run step was journaled: the next step starts at its first attempt. */
+  void journaled() {
+    attempt = 1;
+  }
+
   void sleep(String name, Duration duration) {
+    checkOutsideStep(name);
     if (duration == null || duration.isNegative()) {
       throw new IllegalArgumentException("sleep duration must be zero or positive");
     }
@@ -111,6 +123,7 @@ final class StepExecution {
   }
 
   <T> Optional<T> waitForEvent(String name, Type type, Match match, Duration timeout) {
+    checkOutsideStep(name);
     if (timeout == null || timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must be zero or positive");
     }
@@ -176,10 +189,27 @@ final class StepExecution {
   }
 
   /**
+   * Runs new steps other than a lone run step (a parallel group's branches) as a step: the previous
+   * step's completion goes first and a cancelled or stopping run stops here ({@link
+   * #beforeNewStep}), steps called meanwhile (from any thread) throw, and the step after them
+   * starts at its first attempt.
+   */
+  <T> T newSteps(Supplier<T> run) {
+    beforeNewStep();
+    inStep = true;
+    try {
+      return run.get();
+    } finally {
+      inStep = false;
+      attempt = 1;
+    }
+  }
+
+  /**
    * Before a new step: sends the previous step's completion, and stops when the run was cancelled
    * or the worker is closing (the run is handed back, to continue elsewhere at this step).
    */
-  private void beforeNewStep() {
+  void beforeNewStep() {
     Integer next = completion.flush();
     if (next != null) {
       // The server's count for the step about to start (1: each step counts its own attempts).

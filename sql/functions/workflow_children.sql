@@ -1,0 +1,73 @@
+-- Child runs: started once per parent step, linked to their parent, and reporting their end to it
+-- through its inbox in the transaction that ends them.
+
+-- Starts the child run of a parent's step, exactly once: the child's idempotency key is derived
+-- from the parent run and the step, so a replay of the step gets the same child. The child may be
+-- of any workflow and version; its retention is at least its parent's. P0002 when the parent does
+-- not exist, WF002 when it is not running.
+CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_parent_step text, p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_on_parent_cancel text DEFAULT 'cancel'::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text)
+ RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+AS $$
+DECLARE
+    p queue.workflow_run;
+    c record;
+BEGIN
+    PERFORM queue.check_step_name(p_parent_step);
+    IF p_on_parent_cancel IS NULL OR p_on_parent_cancel NOT IN ('cancel', 'abandon') THEN
+        RAISE EXCEPTION 'onParentCancel must be cancel or abandon' USING ERRCODE = '22023';
+    END IF;
+    -- Shared: a cancel of the parent waits for this child, and then finds it.
+    SELECT * INTO p FROM queue.workflow_run wr WHERE wr.run_id = p_parent_run_id FOR SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'parent run % does not exist', p_parent_run_id USING ERRCODE = 'P0002';
+    END IF;
+    SELECT * INTO c
+      FROM queue.workflow_start(p_name, p_input, p_version,
+                                '__child/' || p_parent_run_id || '/' || p_parent_step,
+                                greatest(coalesce(p_retention_days, p.retention_days), p.retention_days),
+                                greatest(p_max_retention_days, p.retention_days), p_trace_context) s;
+    IF c.created THEN
+        IF p.status <> 'running' THEN
+            RAISE EXCEPTION 'parent run % is %, so it starts no children', p_parent_run_id, p.status
+                USING ERRCODE = 'WF002';
+        END IF;
+        UPDATE queue.workflow_run wr
+           SET parent_run_id = p_parent_run_id, parent_step = p_parent_step,
+               on_parent_cancel = p_on_parent_cancel
+         WHERE wr.run_id = c.run_id;
+    END IF;
+    RETURN QUERY SELECT c.run_id, c.status, c.created;
+END $$;
+
+-- A parent's children in start order.
+CREATE OR REPLACE FUNCTION queue.workflow_children(p_run_id bigint)
+ RETURNS TABLE(run_id bigint, workflow_name text, status queue.workflow_status, parent_step text)
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+AS $$
+    SELECT r.run_id, r.workflow_name, r.status, r.parent_step
+      FROM queue.workflow_run r WHERE r.parent_run_id = p_run_id ORDER BY r.run_id;
+$$;
+
+-- Tells a child's parent that the child ended, as the event __child.<runId> with the child's status,
+-- output and error; a parent no longer running is not told.
+CREATE OR REPLACE FUNCTION queue.workflow_child_ended()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM * FROM queue.workflow_deliver(
+        NEW.parent_run_id, '__child.' || NEW.run_id,
+        jsonb_build_object('runId', NEW.run_id, 'workflow', NEW.workflow_name, 'status', NEW.status,
+                           'output', NEW.output, 'error', NEW.error));
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER workflow_run_child_ended
+    AFTER UPDATE OF status ON queue.workflow_run
+    FOR EACH ROW
+    WHEN (OLD.status = 'running' AND NEW.status <> 'running' AND NEW.parent_run_id IS NOT NULL)
+    EXECUTE FUNCTION queue.workflow_child_ended();

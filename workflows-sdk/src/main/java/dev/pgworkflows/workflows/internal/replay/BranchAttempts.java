@@ -1,0 +1,81 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.StepRecord;
+import dev.pgworkflows.workflows.Branch;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+
+/**
+ * The attempts of one parallel branch, in the branch's own thread: a failing attempt is retried per
+ * the branch's {@link dev.pgworkflows.workflows.Retry}, its backoff slept in the thread while the
+ * group's heartbeat holds the lease. Ends with the step's record (its output, or its error once out
+ * of attempts), or with none when the run's lease was lost meanwhile.
+ */
+final class BranchAttempts {
+  private final StepTracing tracing;
+  private final CancellationFlag cancellation;
+  private final InstantSource clock;
+  private final CompletionHook hook;
+
+  BranchAttempts(
+      StepTracing tracing,
+      CancellationFlag cancellation,
+      InstantSource clock,
+      CompletionHook hook) {
+    this.tracing = tracing;
+    this.cancellation = cancellation;
+    this.clock = clock;
+    this.hook = hook;
+  }
+
+  /** The branch's record to journal, or null when the lease was lost (nothing to journal). */
+  StepRecord run(Branch<?> branch) {
+    String name = branch.name();
+    for (int attempt = 1; ; attempt++) {
+      Instant started = clock.instant();
+      Span span = tracing.start(name, "run", attempt);
+      Throwable failure;
+      Scope scope = span.makeCurrent();
+      try {
+        Object value = branch.code().call();
+        JsonNode output = Transport.JSON.valueToTree(value);
+        hook.stepReturned(name);
+        return new StepRecord(name, "run", output, null, started);
+      } catch (Suspend s) {
+        return null;
+      } catch (Throwable t) {
+        span.recordException(t);
+        span.setStatus(StatusCode.ERROR);
+        failure = t;
+      } finally {
+        scope.close();
+        span.end();
+      }
+      if (cancellation.isCancelled()) {
+        return null;
+      }
+      if (!branch.retry().retries(attempt, failure)) {
+        return new StepRecord(name, "run", null, StepErrors.json(failure, name), started);
+      }
+      if (backoffCut(branch.retry().delayAfter(attempt))) {
+        return null;
+      }
+    }
+  }
+
+  /** Sleeps a retry's backoff; true when the lease was lost (or the thread stopped) meanwhile. */
+  private boolean backoffCut(Duration delay) {
+    try {
+      return cancellation.await(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    }
+  }
+}
