@@ -428,7 +428,7 @@ BEGIN
 END $$;
 
 -- The earliest future visibility time of a head in the queue (when a waiting poll should look
--- again).
+-- again); a parked message (vt parked_vt(), see flow_control.sql) is not one.
 CREATE OR REPLACE FUNCTION queue.next_visible_at(p_name text)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
@@ -440,7 +440,7 @@ DECLARE
 BEGIN
     PERFORM queue.meta(p_name);
     EXECUTE queue.prepared_sql('q_nextvis_' || p_name, 'q_' || p_name,
-        'SELECT vt FROM queue.%I WHERE head AND vt > $1 ORDER BY vt, msg_id LIMIT 1',
+        'SELECT vt FROM queue.%I WHERE head AND vt > $1 AND vt < queue.parked_vt() ORDER BY vt, msg_id LIMIT 1',
         'timestamptz', format('%L', clock_timestamp()))
         INTO v_vt;
     RETURN v_vt;

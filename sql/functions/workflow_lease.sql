@@ -64,6 +64,9 @@ DECLARE
     m       queue.message;
     r       queue.workflow_run;
     n       int := 0;
+    v_keyed queue.message[];
+    v_round int := 0;
+    v_held  int;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     PERFORM queue.check_range('max', p_qty, 1, 100);
@@ -73,43 +76,87 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = v_queue) THEN
         RETURN;
     END IF;
-    FOREACH v IN ARRAY p_versions LOOP
-        EXIT WHEN n >= p_qty;
-        FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n, p_lease, jsonb_build_object('v', v)) LOOP
-            SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
-            IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
-                PERFORM queue.delete(v_queue, m.msg_id);
-                CONTINUE;
-            END IF;
-            IF m.body ->> 'reason' = 'timeout' THEN
-                -- A signal for this wait may be deciding right now: it holds the run
-                -- and will delete this message, so step aside instead of waiting.
-                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
-                IF NOT FOUND THEN
-                    -- Back in a second, this receive not counted: no step was attempted.
-                    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
-                                   ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
-                        USING m.msg_id;
-                    CONTINUE;
-                END IF;
-                IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+    -- Tasks of keyed runs are admitted after the rest, in key order (flow_admit); those it holds
+    -- back leave room that one more round fills.
+    <<rounds>>
+    LOOP
+        v_round := v_round + 1;
+        FOREACH v IN ARRAY p_versions LOOP
+            EXIT WHEN n + coalesce(cardinality(v_keyed), 0) >= p_qty;
+            FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n - coalesce(cardinality(v_keyed), 0), p_lease,
+                                                 jsonb_build_object('v', v)) LOOP
+                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
+                IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
                     PERFORM queue.delete(v_queue, m.msg_id);
                     CONTINUE;
                 END IF;
-                IF r.wait_step = m.body ->> 'step' THEN
-                    -- A wait on several arms keeps what fired before the timeout.
-                    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
-                    VALUES (r.run_id, r.wait_step,
-                            (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
-                            'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
-                            true, r.wait_since)
-                    ON CONFLICT DO NOTHING;
-                    UPDATE queue.workflow_run wr
-                       SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
-                           wait_arms = NULL, wait_all = NULL, wait_fired = NULL
-                     WHERE wr.run_id = r.run_id;
+                IF m.body ->> 'reason' = 'timeout' THEN
+                    -- A signal for this wait may be deciding right now: it holds the run
+                    -- and will delete this message, so step aside instead of waiting.
+                    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
+                    IF NOT FOUND THEN
+                        -- Back in a second, this receive not counted: no step was attempted.
+                        EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
+                                       ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
+                            USING m.msg_id;
+                        CONTINUE;
+                    END IF;
+                    IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+                        PERFORM queue.delete(v_queue, m.msg_id);
+                        CONTINUE;
+                    END IF;
+                    IF r.wait_step = m.body ->> 'step' THEN
+                        -- A wait on several arms keeps what fired before the timeout.
+                        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
+                        VALUES (r.run_id, r.wait_step,
+                                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
+                                'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
+                                true, r.wait_since)
+                        ON CONFLICT DO NOTHING;
+                        UPDATE queue.workflow_run wr
+                           SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
+                               wait_arms = NULL, wait_all = NULL, wait_fired = NULL
+                         WHERE wr.run_id = r.run_id;
+                    END IF;
                 END IF;
+                IF r.concurrency_key IS NOT NULL THEN
+                    v_keyed := v_keyed || m;
+                    CONTINUE;
+                END IF;
+                n := n + 1;
+                run_id := r.run_id;
+                msg_id := m.msg_id;
+                receipt := queue.receipt_of(m.vt);
+                attempt := m.read_ct;
+                version := r.workflow_version;
+                reason := m.body ->> 'reason';
+                input := r.input;
+                journal := queue.workflow_journal(r.run_id);
+                started_at := r.started_at;
+                trace_context := r.trace_context;
+                RETURN NEXT;
+            END LOOP;
+        END LOOP;
+        EXIT rounds WHEN v_keyed IS NULL;
+        v_held := cardinality(v_keyed);
+        FOR m IN SELECT k.msg_id, k.read_ct, k.enqueued_at, k.vt, k.body, k.headers, k.group_id
+                   FROM unnest(v_keyed) WITH ORDINALITY k
+                   JOIN queue.workflow_run wr ON wr.run_id = k.group_id::bigint
+                  ORDER BY wr.workflow_name, wr.concurrency_key, k.ordinality LOOP
+            -- Run before message elsewhere: a run someone holds is stepped around, as above.
+            SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
+            IF NOT FOUND THEN
+                EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
+                               ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
+                    USING m.msg_id;
+                CONTINUE;
             END IF;
+            IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+                PERFORM queue.delete(v_queue, m.msg_id);
+                CONTINUE;
+            END IF;
+            CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
+            v_held := v_held - 1;
             n := n + 1;
             run_id := r.run_id;
             msg_id := m.msg_id;
@@ -123,7 +170,9 @@ BEGIN
             trace_context := r.trace_context;
             RETURN NEXT;
         END LOOP;
-    END LOOP;
+        EXIT rounds WHEN v_held = 0 OR n >= p_qty OR v_round >= 3;
+        v_keyed := NULL;
+    END LOOP rounds;
 END $$;
 
 -- Extends the lease of a task whose step is still running; returns the new receipt, null when the

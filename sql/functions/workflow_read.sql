@@ -55,9 +55,11 @@ AS $$
      ORDER BY w.name;
 $$;
 
--- Every workflow with its run counts per status.
+-- Every workflow with its run counts per status. (timed_out is compared as text: this body is
+-- checked in the transaction that may have just added that value.)
+DROP FUNCTION IF EXISTS queue.workflow_summary();
 CREATE OR REPLACE FUNCTION queue.workflow_summary()
- RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint)
+ RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint, timed_out bigint)
  LANGUAGE sql
  STABLE
 AS $$
@@ -65,7 +67,8 @@ AS $$
            count(*) FILTER (WHERE r.status = 'running'),
            count(*) FILTER (WHERE r.status = 'completed'),
            count(*) FILTER (WHERE r.status = 'failed'),
-           count(*) FILTER (WHERE r.status = 'cancelled')
+           count(*) FILTER (WHERE r.status = 'cancelled'),
+           count(*) FILTER (WHERE r.status::text = 'timed_out')
       FROM queue.workflow_run r
      GROUP BY r.workflow_name
      ORDER BY r.workflow_name;

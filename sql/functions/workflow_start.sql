@@ -13,8 +13,10 @@ BEGIN
 END $$;
 
 -- Starts a run (idempotent by key): the run row and its first message on __wf_<name>, in one
--- transaction.
-CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text)
+-- transaction. p_timing's fields (see workflow_timing) may make the first task due later, give the
+-- run a deadline, or fold the start into the pending run of its debounce key (created false).
+DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text);
+CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -27,6 +29,11 @@ DECLARE
     v_run       bigint;
     v_msg       bigint;
     v_now       timestamptz := clock_timestamp();
+    v_timed     boolean := queue.workflow_timed(p_timing);
+    v_due       timestamptz;
+    v_deadline  timestamptz;
+    v_debounce  text;
+    v_window    int;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_version IS NOT NULL THEN
@@ -38,6 +45,14 @@ BEGIN
     IF p_idempotency_key IS NOT NULL AND (p_idempotency_key = '' OR length(p_idempotency_key) > 255) THEN
         RAISE EXCEPTION 'idempotency key must be 1 to 255 characters' USING ERRCODE = '22023';
     END IF;
+    IF v_timed THEN
+        SELECT t.due_at, t.deadline_at, t.debounce_key, t.debounce_ms
+          INTO v_due, v_deadline, v_debounce, v_window
+          FROM queue.workflow_timing(p_timing, v_now) t;
+        IF v_debounce IS NOT NULL AND p_idempotency_key IS NOT NULL THEN
+            RAISE EXCEPTION 'debounceKey cannot be combined with idempotencyKey' USING ERRCODE = '22023';
+        END IF;
+    END IF;
     v_retention := least(coalesce(p_retention_days, 30), p_max_retention_days);
     IF v_version IS NULL THEN
         SELECT coalesce(max(version), 1) INTO v_version
@@ -46,11 +61,19 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = v_queue) THEN
         PERFORM queue.create_queue(v_queue, true, 60, NULL);
     END IF;
+    IF v_debounce IS NOT NULL THEN
+        v_run := queue.workflow_debounce(p_name, v_debounce, v_window, p_input, p_timing, v_now);
+        IF v_run IS NOT NULL THEN
+            RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, false;
+            RETURN;
+        END IF;
+    END IF;
 
-    IF p_idempotency_key IS NOT NULL THEN
+    IF p_idempotency_key IS NOT NULL OR v_timed OR queue.flow_fields(p_timing) THEN
         INSERT INTO queue.workflow_run (workflow_name, workflow_version, input, idempotency_key, retention_days,
-                                        trace_context)
-        VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention, p_trace_context)
+                                        trace_context, due_at, deadline_at, debounce_key)
+        VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention, p_trace_context,
+                v_due, v_deadline, v_debounce)
         ON CONFLICT (workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING workflow_run.run_id INTO v_run;
         IF v_run IS NULL THEN
@@ -58,8 +81,12 @@ BEGIN
                           WHERE r.workflow_name = p_name AND r.idempotency_key = p_idempotency_key;
             RETURN;
         END IF;
-        v_msg := queue.enqueue(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text);
+        v_msg := queue.enqueue(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text,
+                               v_now, v_due);
         UPDATE queue.workflow_run r SET current_msg_id = v_msg WHERE r.run_id = v_run;
+        IF queue.flow_fields(p_timing) THEN
+            PERFORM queue.flow_start(v_run, p_timing);
+        END IF;
         RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true;
         RETURN;
     END IF;
@@ -114,7 +141,8 @@ BEGIN
             i.item ->> 'idempotencyKey',
             (i.item ->> 'retentionDays')::int,
             p_max_retention_days,
-            i.item ->> 'traceContext');
+            i.item ->> 'traceContext',
+            i.item);
         ord := i.n;
         run_id := s.run_id;
         status := s.status;
@@ -149,7 +177,9 @@ BEGIN
         RAISE EXCEPTION 'runs must be a JSON array' USING ERRCODE = '22023';
     END IF;
     PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE e.value ->> 'idempotencyKey' IS NOT NULL) THEN
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e
+                WHERE e.value ->> 'idempotencyKey' IS NOT NULL OR queue.workflow_timed(e.value)
+                   OR queue.flow_fields(e.value)) THEN
         RETURN QUERY SELECT * FROM queue.workflow_start_each(p_name, p_items, p_max_retention_days);
         RETURN;
     END IF;
@@ -271,7 +301,8 @@ BEGIN
     END IF;
     -- A lone start without a key: written here, its first message inserted
     -- already leased when the poll runs its version.
-    IF v_item IS NOT NULL AND v_item ->> 'idempotencyKey' IS NULL THEN
+    IF v_item IS NOT NULL AND v_item ->> 'idempotencyKey' IS NULL AND NOT queue.workflow_timed(v_item)
+       AND NOT queue.flow_fields(v_item) THEN
         v_version := (v_item ->> 'version')::int;
         v_keep := (v_item ->> 'retentionDays')::int;
         IF v_version IS NOT NULL THEN
@@ -323,21 +354,21 @@ BEGIN
         RETURN;
     END IF;
 
-    -- A lone start with a key: the run row decides which of racing starts
-    -- wins, then its first message is leased if the run is new.
+    -- A lone start with a key or timing: the run row decides which of racing
+    -- starts wins, then its first message is leased if the run is new and due.
     IF v_item IS NOT NULL THEN
         SELECT s.run_id, s.status, s.created INTO run_id, status, created
           FROM queue.workflow_start(p_name, coalesce(v_item -> 'input', 'null'::jsonb),
                                     (v_item ->> 'version')::int, v_item ->> 'idempotencyKey',
                                     (v_item ->> 'retentionDays')::int, p_max_retention_days,
-                                    v_item ->> 'traceContext') s;
+                                    v_item ->> 'traceContext', v_item) s;
         ord := 1;
         IF created THEN
             EXECUTE queue.prepared_sql('wf_lease_run_' || v_queue, 'q_' || v_queue, $q$
                 WITH r AS (
                     SELECT wr.current_msg_id, wr.workflow_version, wr.started_at, wr.trace_context
                       FROM queue.workflow_run wr
-                     WHERE wr.run_id = $1 AND wr.workflow_version = ANY ($2)),
+                     WHERE wr.run_id = $1 AND wr.workflow_version = ANY ($2) AND wr.concurrency_key IS NULL),
                      l AS (
                     UPDATE queue.%1$I q
                        SET vt = $3 + make_interval(secs => $4), read_ct = q.read_ct + 1
@@ -369,8 +400,8 @@ BEGIN
            array_agg(u.msg ORDER BY u.n) FILTER (WHERE u.take)
       INTO v_made, v_take_runs, v_take
       FROM (SELECT c.made, c.run, r.current_msg_id AS msg, c.n,
-                   c.made AND r.workflow_version = ANY (p_versions)
-                     AND count(*) FILTER (WHERE c.made AND r.workflow_version = ANY (p_versions))
+                   c.made AND r.workflow_version = ANY (p_versions) AND r.concurrency_key IS NULL
+                     AND count(*) FILTER (WHERE c.made AND r.workflow_version = ANY (p_versions) AND r.concurrency_key IS NULL)
                            OVER (ORDER BY c.n) <= p_take AS take
               FROM unnest(v_runs, v_created) WITH ORDINALITY c(run, made, n)
               JOIN queue.workflow_run r ON r.run_id = c.run) u;

@@ -268,6 +268,31 @@ public final class Bench {
     if (sys.equals("pgworkflows")) {
       queueCycles(pg, s, r);
       fanOut(pg, s, r);
+      keyed(pg, s, r);
+    }
+  }
+
+  /** Concurrency keys of the keyed burn-down; the limit per key shares the workers' slots out. */
+  private static final int KEYS = 16;
+
+  /**
+   * The keyed burn-down (pgworkflows), on a contender of its own: the pre-started burn-down with
+   * each run given one of {@value #KEYS} concurrency keys and bench3 a limit per key of the
+   * workers' slots over the keys, against the same burn-down without keys, each after an unmeasured
+   * one of its kind. Steps per second of both and their ratio.
+   */
+  private static void keyed(Pg pg, Settings s, Map<String, List<Double>> r) throws Exception {
+    try (Ours ours = new Ours(pg, POOL)) {
+      int n = s.burnRuns;
+      ours.drainStarted(ours.startOnly(Math.max(1000, n / 5), 0));
+      double plain = 3.0 * n / ours.drainStarted(ours.startOnly(n, 0));
+      ours.concurrencyLimit(Ours.slots() / KEYS);
+      ours.drainStarted(ours.startOnly(Math.max(1000, n / 5), KEYS));
+      double keyed = 3.0 * n / ours.drainStarted(ours.startOnly(n, KEYS));
+      ours.concurrencyLimit(null);
+      add(r, "pre-started burn-down steps/s, no keys", plain);
+      add(r, "pre-started burn-down steps/s, " + KEYS + " keys", keyed);
+      add(r, "keyed / unkeyed burn-down", keyed / plain);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.pgworkflows.bench;
 
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
@@ -322,6 +323,34 @@ final class Ours implements Contender {
     long floor = newestRun();
     startFromEightThreads(n);
     return new Started(floor, n, r);
+  }
+
+  /**
+   * Starts {@code n} runs from 8 threads with no worker serving them, each with one of {@code keys}
+   * concurrency keys in turn (none when {@code keys} is 0).
+   */
+  Started startOnly(int n, int keys) throws Exception {
+    if (keys == 0) {
+      return startOnly(n);
+    }
+    Recorder r = new Recorder();
+    rec = r;
+    long floor = newestRun();
+    EightStarters.start(
+        n,
+        seqs,
+        seq -> client.start("bench3", seq, StartOptions.concurrencyKey("key-" + (seq % keys))));
+    return new Started(floor, n, r);
+  }
+
+  /** Sets bench3's concurrency limit per key (null: none). */
+  void concurrencyLimit(Integer limit) {
+    client.setConcurrencyLimit("bench3", limit);
+  }
+
+  /** The runs the workers hold at once, all of them together. */
+  static int slots() {
+    return WORKERS * CONCURRENCY;
   }
 
   /** Seconds from the workers' start until the runs {@code s} holds are completed. */

@@ -12,6 +12,9 @@ import java.util.List;
  * @param waitingFor the event a suspended run waits for
  * @param parent the run whose step started this one, when it is a child
  * @param children the runs this one started, in start order (shown when one run is read)
+ * @param dueAt when the run's first task is due, for a start that asked for later
+ * @param deadlineAt when the server ends the run as {@code timed_out} should it still be running
+ * @param debounceKey the debounce key its starts gave
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Run(
@@ -28,7 +31,10 @@ public record Run(
     Instant startedAt,
     Instant completedAt,
     Parent parent,
-    List<Child> children) {
+    List<Child> children,
+    Instant dueAt,
+    Instant deadlineAt,
+    String debounceKey) {
 
   /**
    * The parent of a child run and the parent's step that started it; {@code workflow} is absent
@@ -56,7 +62,10 @@ public record Run(
         startedAt,
         completedAt,
         parent,
-        kids);
+        kids,
+        dueAt,
+        deadlineAt,
+        debounceKey);
   }
 
   /**

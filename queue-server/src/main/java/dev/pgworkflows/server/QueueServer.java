@@ -24,6 +24,7 @@ import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.ChildRoutes;
 import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.Exposure;
+import dev.pgworkflows.server.internal.http.FlowRoutes;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.JournalRoutes;
 import dev.pgworkflows.server.internal.http.LeaseRoutes;
@@ -33,16 +34,21 @@ import dev.pgworkflows.server.internal.http.PollRoutes;
 import dev.pgworkflows.server.internal.http.QueueRoutes;
 import dev.pgworkflows.server.internal.http.RouteScopes;
 import dev.pgworkflows.server.internal.http.RunRoutes;
+import dev.pgworkflows.server.internal.http.ScheduleRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
 import dev.pgworkflows.server.internal.http.TopicRoutes;
 import dev.pgworkflows.server.internal.http.WebServer;
+import dev.pgworkflows.server.internal.maintenance.Deadlines;
 import dev.pgworkflows.server.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.server.internal.maintenance.Retention;
+import dev.pgworkflows.server.internal.maintenance.ScheduleTicker;
 import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.server.internal.store.AuditStore;
+import dev.pgworkflows.server.internal.store.FlowStore;
 import dev.pgworkflows.server.internal.store.QueueStore;
 import dev.pgworkflows.server.internal.store.RunStore;
+import dev.pgworkflows.server.internal.store.ScheduleStore;
 import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.server.internal.store.TaskStore;
 import dev.pgworkflows.server.internal.store.TopicStore;
@@ -216,6 +222,14 @@ public final class QueueServer implements AutoCloseable {
     Retention retention =
         new Retention(pool, Duration.ofMillis(config.sweeperIntervalMs()), metrics);
     closeables.add(retention);
+    ScheduleTicker ticker =
+        new ScheduleTicker(
+            pool,
+            Duration.ofMillis(config.scheduleIntervalMs()),
+            clock,
+            config.maxRetentionDays(),
+            metrics);
+    closeables.add(ticker);
 
     Tracing tracing = new Tracing(otel);
     RunSpans spans = new RunSpans(otel);
@@ -223,8 +237,11 @@ public final class QueueServer implements AutoCloseable {
     TaskStore tasks = new TaskStore(sql);
     VersionRegistry versions = new VersionRegistry(tasks);
     RunEnds runEnds = new RunEnds(events, spans);
+    Deadlines deadlines =
+        new Deadlines(runs, runEnds, Duration.ofMillis(config.deadlineIntervalMs()), clock);
+    closeables.add(deadlines);
     streams = new TaskStreams(tasks, longPoll, timers, clock);
-    Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events);
+    Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
     Completions completions =
         new Completions(tasks, timers, events, runEnds, spans, versions, clock);
 
@@ -242,6 +259,8 @@ public final class QueueServer implements AutoCloseable {
             startRoutes::register,
             runRoutes::register,
             new ChildRoutes(runs, events, tracing)::register,
+            new ScheduleRoutes(new ScheduleStore(sql), clock)::register,
+            new FlowRoutes(new FlowStore(sql), timers)::register,
             new HealthRoutes(sql, wakeups::connected)::register,
             metrics::register,
             new QueueRoutes(queues)::register,
@@ -264,6 +283,8 @@ public final class QueueServer implements AutoCloseable {
     OperatorAudit.requireEvery(routes());
     delivery.start();
     retention.start(scheduler);
+    ticker.start(scheduler);
+    deadlines.start(scheduler);
     log.info(
         "pgworkflows server listening on {}:{} (database: {})",
         config.bind(),

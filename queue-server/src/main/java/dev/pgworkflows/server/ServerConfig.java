@@ -39,6 +39,8 @@ public record ServerConfig(
     int poolSize,
     int maxRetentionDays,
     long sweeperIntervalMs,
+    long scheduleIntervalMs,
+    long deadlineIntervalMs,
     long fallbackPollMs,
     int deliveryMaxAttempts,
     long deliveryTimeoutMs,
@@ -52,6 +54,8 @@ public record ServerConfig(
     range("WORKFLOWS_DB_POOL_SIZE", poolSize, 2, 500);
     range("WORKFLOWS_MAX_RETENTION_DAYS", maxRetentionDays, 1, 36500);
     range("WORKFLOWS_SWEEPER_INTERVAL_MS", sweeperIntervalMs, 10, 86_400_000);
+    range("WORKFLOWS_SCHEDULE_INTERVAL_MS", scheduleIntervalMs, 10, 60_000);
+    range("WORKFLOWS_DEADLINE_INTERVAL_MS", deadlineIntervalMs, 10, 3_600_000);
     range("WORKFLOWS_FALLBACK_POLL_MS", fallbackPollMs, 10, 600_000);
     range("WORKFLOWS_DELIVERY_MAX_ATTEMPTS", deliveryMaxAttempts, 1, 100);
     range("WORKFLOWS_DELIVERY_TIMEOUT_MS", deliveryTimeoutMs, 10, 600_000);
@@ -101,6 +105,8 @@ public record ServerConfig(
         integer(env, "WORKFLOWS_DB_POOL_SIZE", 20),
         integer(env, "WORKFLOWS_MAX_RETENTION_DAYS", 365),
         longValue(env, "WORKFLOWS_SWEEPER_INTERVAL_MS", 300_000),
+        longValue(env, "WORKFLOWS_SCHEDULE_INTERVAL_MS", 1_000),
+        longValue(env, "WORKFLOWS_DEADLINE_INTERVAL_MS", 1_000),
         longValue(env, "WORKFLOWS_FALLBACK_POLL_MS", 2_000),
         integer(env, "WORKFLOWS_DELIVERY_MAX_ATTEMPTS", 8),
         longValue(env, "WORKFLOWS_DELIVERY_TIMEOUT_MS", 10_000),
@@ -124,6 +130,8 @@ public record ServerConfig(
         poolSize,
         maxRetentionDays,
         sweeperIntervalMs,
+        scheduleIntervalMs,
+        deadlineIntervalMs,
         fallbackPollMs,
         deliveryMaxAttempts,
         deliveryTimeoutMs,

@@ -44,7 +44,8 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{streamId}", "no-such-stream")
           .replace("{event}", "scoped-event")
           .replace("{pattern}", "scoped.*")
-          .replace("{topic}", "scoped.topic");
+          .replace("{topic}", "scoped.topic")
+          .replace("{key}", "scoped-key");
     }
 
     /** A body no route takes (a JSON array where objects go), so an allowed call stops at 400. */

@@ -33,7 +33,11 @@ class PlansStayOnIndexesTest {
           + " 'workflow_poll', 'workflow_complete_step', 'workflow_complete_batch',"
           + " 'workflow_extend_lease', 'workflow_retry', 'workflow_signal', 'workflow_cancel',"
           + " 'workflow_journal', 'workflow_start_each', 'workflow_continue_step',"
-          + " 'workflow_start_leased', 'workflow_complete_ended', 'workflow_journal_steps'";
+          + " 'workflow_start_leased', 'workflow_complete_ended', 'workflow_journal_steps',"
+          + " 'schedule_create', 'schedule_update', 'schedule_register', 'schedule_pause',"
+          + " 'schedule_delete', 'schedule_get', 'schedule_due', 'schedule_fire',"
+          + " 'flow_start', 'flow_wake', 'flow_release', 'flow_admit', 'set_concurrency_limit',"
+          + " 'set_rate_limit', 'workflow_rate_limited', 'workflow_debounce', 'workflow_expire'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 

@@ -7,7 +7,11 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * How a failing step is retried: {@code attempts} tries in all, waiting per {@link Backoff} between
  * them, with ±{@code jitter} randomness. Exceptions of a {@link #nonRetryable} type fail the run at
- * once. Default: 3 attempts, exponential from 1 s to 60 s, 20 % jitter.
+ * once. Default: 3 attempts, exponential from 1 s to 60 s, 20 % jitter, no timeout.
+ *
+ * <p>With a {@link #withTimeout timeout}, an attempt still running after it is abandoned: its
+ * thread is interrupted, whatever it returns later is discarded, and the attempt fails with a
+ * {@link StepTimeoutException}, retried like any failure.
  */
 public record Retry(
     int attempts,
@@ -15,7 +19,8 @@ public record Retry(
     Duration base,
     Duration max,
     double jitter,
-    List<Class<? extends Throwable>> nonRetryable) {
+    List<Class<? extends Throwable>> nonRetryable,
+    Duration timeout) {
 
   /** The shape of the waits between attempts. */
   public enum Backoff {
@@ -48,6 +53,29 @@ public record Retry(
       throw new IllegalArgumentException("jitter must be between 0 and 1, got " + jitter);
     }
     nonRetryable = List.copyOf(nonRetryable);
+    if (timeout != null && timeout.toMillis() < 1) {
+      throw new IllegalArgumentException("timeout must be at least a millisecond");
+    }
+  }
+
+  /** A policy whose attempts have no timeout. */
+  public Retry(
+      int attempts,
+      Backoff backoff,
+      Duration base,
+      Duration max,
+      double jitter,
+      List<Class<? extends Throwable>> nonRetryable) {
+    this(attempts, backoff, base, max, jitter, nonRetryable, null);
+  }
+
+  /**
+   * This policy with each attempt limited to {@code limit}: an attempt running longer is abandoned
+   * (its thread interrupted, its late result discarded) and counts as a failed attempt with a
+   * {@link StepTimeoutException}. A step with a timeout runs on a thread of its own.
+   */
+  public Retry withTimeout(Duration limit) {
+    return new Retry(attempts, backoff, base, max, jitter, nonRetryable, limit);
   }
 
   public static Retry fixed(int attempts, Duration delay) {
@@ -70,11 +98,11 @@ public record Retry(
   }
 
   public Retry withMax(Duration newMax) {
-    return new Retry(attempts, backoff, base, newMax, jitter, nonRetryable);
+    return new Retry(attempts, backoff, base, newMax, jitter, nonRetryable, timeout);
   }
 
   public Retry withJitter(double newJitter) {
-    return new Retry(attempts, backoff, base, max, newJitter, nonRetryable);
+    return new Retry(attempts, backoff, base, max, newJitter, nonRetryable, timeout);
   }
 
   /** Exceptions of these types fail the step at once, whatever attempts are left. */
@@ -86,7 +114,7 @@ public record Retry(
       }
       list.add(t.asSubclass(Throwable.class));
     }
-    return new Retry(attempts, backoff, base, max, jitter, list);
+    return new Retry(attempts, backoff, base, max, jitter, list, timeout);
   }
 
   /** Whether a failure of attempt {@code attempt} (1-based) with {@code error} gets another try. */

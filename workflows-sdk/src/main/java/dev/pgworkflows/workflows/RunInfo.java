@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * A run as the server reports it; input, output and error are raw JSON. {@code parent} is set for a
  * child run; {@code children} is filled when one run is read ({@link WorkflowClient#get}) and empty
- * in list pages.
+ * in list pages. {@code dueAt} is when the first task of a delayed or debounced start is due and
+ * {@code deadlineAt} when the server ends the run as {@link RunStatus#TIMED_OUT}; both null when
+ * the start gave none.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(
@@ -25,7 +27,9 @@ public record RunInfo(
     Instant startedAt,
     Instant completedAt,
     Parent parent,
-    List<Child> children) {
+    List<Child> children,
+    Instant dueAt,
+    Instant deadlineAt) {
 
   /** The run whose step started this one. */
   public record Parent(long runId, String workflow, String step) {}

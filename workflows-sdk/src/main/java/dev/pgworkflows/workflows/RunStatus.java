@@ -9,7 +9,9 @@ public enum RunStatus {
   RUNNING,
   COMPLETED,
   FAILED,
-  CANCELLED;
+  CANCELLED,
+  /** Ended by the server at its deadline, with the error {@code DeadlineExceeded}. */
+  TIMED_OUT;
 
   @JsonValue
   public String wire() {

@@ -5,6 +5,8 @@ import dev.pgworkflows.workflows.internal.worker.Definition;
 import dev.pgworkflows.workflows.internal.worker.TaskWorker;
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A workflow definition: a name, a version, input and output types, and its body.
@@ -21,14 +23,18 @@ public final class Workflow<I, O> {
   private final String name;
   private final int version;
   private final Duration retention;
+  private final Duration deadline;
   private final Type inputType;
   private final Type outputType;
   private final WorkflowBody<I, O> body;
+  private final List<Schedule> schedules;
 
   private Workflow(Builder<I, O> b, WorkflowBody<I, O> body) {
+    this.schedules = List.copyOf(b.schedules);
     this.name = b.name;
     this.version = b.version;
     this.retention = b.retention;
+    this.deadline = b.deadline;
     this.inputType = b.inputType;
     this.outputType = b.outputType;
     this.body = body;
@@ -60,6 +66,8 @@ public final class Workflow<I, O> {
     private final Type outputType;
     private int version = 1;
     private Duration retention = Duration.ofDays(30);
+    private Duration deadline;
+    private final List<Schedule> schedules = new ArrayList<>();
 
     private Builder(String name, Type inputType, Type outputType) {
       this.name = checkName(name);
@@ -87,6 +95,40 @@ public final class Workflow<I, O> {
       return this;
     }
 
+    /**
+     * Gives each run a deadline {@code d} after it is due (at most a year): a run still running
+     * then is ended by the server as {@link RunStatus#TIMED_OUT}, without a worker. A start's
+     * {@link StartOptions#deadline} overrides it. Applies to starts made with this definition
+     * ({@link WorkflowClient#start(Workflow, Object)}).
+     */
+    public Builder<I, O> deadline(Duration d) {
+      if (d == null || d.toMillis() < 1 || d.compareTo(Duration.ofDays(365)) > 0) {
+        throw new IllegalArgumentException("deadline must be between a millisecond and a year");
+      }
+      this.deadline = d;
+      return this;
+    }
+
+    /**
+     * Starts runs of this workflow on {@code schedule}'s ticks. A worker registers its definition's
+     * schedules with the server when it starts (source {@code code}; its token's scope {@code
+     * worker} suffices): each is made when absent and changed when it differs, so a deploy with a
+     * changed schedule applies it. A schedule dropped from the code stays on the server until
+     * deleted ({@link Schedules#delete}). Names must differ within a definition.
+     */
+    public Builder<I, O> schedule(Schedule schedule) {
+      if (schedule == null) {
+        throw new IllegalArgumentException("schedule must not be null");
+      }
+      String n = schedule.name().orElse(name);
+      if (schedules.stream().anyMatch(s -> s.name().orElse(name).equals(n))) {
+        throw new IllegalArgumentException(
+            "workflow " + name + " has two schedules named " + n + ": give one a name()");
+      }
+      schedules.add(schedule);
+      return this;
+    }
+
     public Workflow<I, O> run(WorkflowBody<I, O> body) {
       if (body == null) {
         throw new IllegalArgumentException("body must not be null");
@@ -107,6 +149,11 @@ public final class Workflow<I, O> {
     return retention;
   }
 
+  /** The deadline of each run after it is due, null when runs have none. */
+  public Duration deadline() {
+    return deadline;
+  }
+
   public Type inputType() {
     return inputType;
   }
@@ -119,11 +166,16 @@ public final class Workflow<I, O> {
     return body;
   }
 
+  /** The schedules its workers register (see {@link Builder#schedule}). */
+  public List<Schedule> schedules() {
+    return schedules;
+  }
+
   /**
    * Starts a worker that takes this workflow's runs (from a task stream or by long polls) until
    * closed.
    */
   public Worker serve(WorkerOptions options) {
-    return TaskWorker.start(new Definition<>(name, version, inputType, body), options);
+    return TaskWorker.start(new Definition<>(name, version, inputType, body, schedules), options);
   }
 }

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.workflows.internal.http.Starts;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
@@ -28,10 +31,17 @@ import java.util.Optional;
 public final class WorkflowClient {
   private final Transport transport;
   private final Starts starts;
+  private final Schedules schedules;
 
   private WorkflowClient(Transport transport) {
     this.transport = transport;
     this.starts = new Starts(transport);
+    this.schedules = new Schedules(transport);
+  }
+
+  /** The server's cron schedules: list, read, make, change, pause, resume, delete. */
+  public Schedules schedules() {
+    return schedules;
   }
 
   public static WorkflowClient connect(String url) {
@@ -83,20 +93,43 @@ public final class WorkflowClient {
     Workflow.checkName(workflow);
     StartRequest body =
         new StartRequest(
-            Transport.JSON.valueToTree(input),
-            options.version(),
-            options.idempotencyKey(),
-            options.retentionDays());
+                Transport.JSON.valueToTree(input),
+                options.version(),
+                options.idempotencyKey(),
+                options.retentionDays(),
+                timing(options))
+            .withFlow(options.concurrencyKey(), options.priority());
     StartResult r = starts.start(workflow, body);
-    return new Started(workflow, r.runId(), RunStatus.of(r.status()), r.created());
+    return new Started(
+        workflow,
+        r.runId(),
+        RunStatus.of(r.status()),
+        r.created(),
+        Boolean.TRUE.equals(r.debounced()));
   }
 
-  /** Starts a run of a definition, with its retention unless the options say otherwise. */
+  /** The options' timing as the start request carries it. */
+  private static StartTiming timing(StartOptions o) {
+    return new StartTiming(
+        o.startAt(),
+        o.delay() == null ? null : o.delay().toMillis(),
+        null,
+        o.deadline() == null ? null : o.deadline().toMillis(),
+        o.debounceKey(),
+        o.debounceWindow() == null ? null : o.debounceWindow().toMillis());
+  }
+
+  /**
+   * Starts a run of a definition, with its retention and deadline unless the options say otherwise.
+   */
   public <I, O> Started start(Workflow<I, O> workflow, I input, StartOptions options) {
     StartOptions o =
         options.retentionDays() == null
             ? options.withRetentionDays((int) workflow.retention().toDays())
             : options;
+    if (o.deadline() == null && workflow.deadline() != null) {
+      o = o.withDeadline(workflow.deadline());
+    }
     return start(workflow.name(), input, o);
   }
 
@@ -167,6 +200,39 @@ public final class WorkflowClient {
   }
 
   /** Cancels a running run; false when it had already ended. */
+  /**
+   * Sets how many runs of each concurrency key of {@code workflow} may run at once ({@code null}
+   * removes the limit); runs over it wait, oldest start first, and start as slots free. Needs scope
+   * {@code admin}. See {@link StartOptions#concurrencyKey}.
+   */
+  public void setConcurrencyLimit(String workflow, Integer limit) {
+    Workflow.checkName(workflow);
+    if (limit != null && (limit < 1 || limit > 100_000)) {
+      throw new IllegalArgumentException("limit must be between 1 and 100000");
+    }
+    transport.send(
+        "PUT",
+        "/v1/workflows/" + workflow + "/concurrency",
+        new ConcurrencyLimit(null, limit),
+        Duration.ofSeconds(30));
+  }
+
+  /**
+   * Lets runs with concurrency key {@code key} be handed out at most {@code limit} times per {@code
+   * period} (a task's start or resumption each takes one); {@code limit} null removes it. Needs
+   * scope {@code admin}.
+   */
+  public void setRateLimit(String key, Integer limit, Duration period) {
+    if (key == null || key.isEmpty() || key.length() > 255) {
+      throw new IllegalArgumentException("key must be 1 to 255 characters");
+    }
+    transport.send(
+        "PUT",
+        "/v1/rate-limits/" + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20"),
+        new RateLimit(null, limit, limit == null ? null : period.toMillis(), null),
+        Duration.ofSeconds(30));
+  }
+
   public boolean cancel(String workflow, long runId) {
     Workflow.checkName(workflow);
     return transport
@@ -188,8 +254,8 @@ public final class WorkflowClient {
 
   /**
    * Waits for the run to end and returns its output as {@code type}. Throws {@link
-   * WorkflowFailedException} when it failed or was cancelled, and {@link WorkflowException} when
-   * {@code timeout} passes first.
+   * WorkflowFailedException} when it failed, was cancelled or timed out, and {@link
+   * WorkflowException} when {@code timeout} passes first.
    */
   public <O> O awaitResult(String workflow, long runId, Class<O> type, Duration timeout) {
     return awaitResult(workflow, runId, TypeRef.of(type), timeout);
@@ -254,7 +320,9 @@ public final class WorkflowClient {
                     c ->
                         new RunInfo.Child(
                             c.runId(), c.workflow(), RunStatus.of(c.status()), c.step()))
-                .toList());
+                .toList(),
+        r.dueAt(),
+        r.deadlineAt());
   }
 
   /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */

@@ -47,7 +47,10 @@ class RequestsMatchTheSpecTest {
           "DELETE /v1/workflows/{name}/runs/{runId}",
           "GET /v1/workflows/{name}/runs/{runId}",
           "GET /v1/workflows/{name}/runs",
-          "GET /v1/workflows/{name}/runs/{runId}/steps");
+          "GET /v1/workflows/{name}/runs/{runId}/steps",
+          "PUT /v1/workflows/{name}/concurrency",
+          "PUT /v1/rate-limits/{key}",
+          "POST /v1/workflows/{name}/runs/{runId}/rate-limited");
 
   record Approval(boolean ok, String by) {}
 
@@ -58,6 +61,7 @@ class RequestsMatchTheSpecTest {
       exerciseAWorker(proxy, client);
       exerciseBatches(proxy, client);
       exerciseAStream(proxy, client);
+      exerciseFlowControl(proxy, client);
 
       List<RecordingProxy.Recorded> requests = proxy.requests();
       Set<String> routes = new TreeSet<>();
@@ -161,6 +165,41 @@ class RequestsMatchTheSpecTest {
     } finally {
       worker.close();
     }
+  }
+
+  /** Limits set and removed, a keyed start with a priority, and a rate-limited step. */
+  private static void exerciseFlowControl(RecordingProxy proxy, WorkflowClient client) {
+    AtomicInteger calls = new AtomicInteger();
+    Workflow<String, String> wf =
+        Workflow.define("contract-flow", String.class, String.class)
+            .run(
+                (ctx, in) ->
+                    ctx.step()
+                        .run(
+                            "call",
+                            String.class,
+                            () -> {
+                              if (calls.incrementAndGet() == 1) {
+                                throw new RateLimited(Duration.ofMillis(50));
+                              }
+                              return in;
+                            }));
+    client.setConcurrencyLimit("contract-flow", 2);
+    client.setRateLimit("contract-key", 100, Duration.ofSeconds(1));
+    Worker worker =
+        wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
+    try {
+      long run =
+          client
+              .start(wf, "keyed", StartOptions.concurrencyKey("contract-key").withPriority(3))
+              .runId();
+      assertThat(client.awaitResult("contract-flow", run, String.class, Duration.ofSeconds(30)))
+          .isEqualTo("keyed");
+    } finally {
+      worker.close();
+    }
+    client.setConcurrencyLimit("contract-flow", null);
+    client.setRateLimit("contract-key", null, null);
   }
 
   /** Starts from many threads share requests; a saturated long-polling worker takes tasks back. */

@@ -3,6 +3,7 @@ package dev.pgworkflows.testkit;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.server.internal.schedule.Cron;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;
@@ -15,6 +16,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -95,6 +99,7 @@ public final class WorkflowTestKit implements AutoCloseable {
                   "WORKFLOWS_EMBEDDED_PG_PORT", "0",
                   "WORKFLOWS_DATA_DIR", dir.toString(),
                   "WORKFLOWS_FALLBACK_POLL_MS", "200",
+                  "WORKFLOWS_DEADLINE_INTERVAL_MS", "100",
                   "WORKFLOWS_API_TOKENS", configured.toString()));
       return new WorkflowTestKit(QueueServer.start(config), dir, Map.copyOf(tokens));
     } catch (IOException e) {
@@ -130,11 +135,21 @@ public final class WorkflowTestKit implements AutoCloseable {
   }
 
   /**
-   * Moves every pending workflow timer (sleeps, wait timeouts, retry backoffs) {@code by} closer,
-   * then wakes the workers. Timers that become due run at once.
+   * Moves every pending workflow timer (sleeps, wait timeouts, retry backoffs, delayed and
+   * debounced starts, run deadlines) {@code by} closer, then wakes the workers. Timers that become
+   * due run at once; a run whose deadline has passed is timed out within a tenth of a second.
    */
   public void advanceTime(Duration by) {
     try (Connection c = server.connectToDatabase()) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "UPDATE queue.workflow_run SET deadline_at = deadline_at - make_interval(secs => ?),"
+                  + " due_at = due_at - make_interval(secs => ?)"
+                  + " WHERE status = 'running' AND (deadline_at IS NOT NULL OR due_at IS NOT NULL)")) {
+        ps.setDouble(1, by.toMillis() / 1000.0);
+        ps.setDouble(2, by.toMillis() / 1000.0);
+        ps.executeUpdate();
+      }
       List<String> queues = new ArrayList<>();
       // Every workflow's queue: its name begins with the prefix ("_" escaped for LIKE).
       try (PreparedStatement ps =
@@ -162,6 +177,51 @@ public final class WorkflowTestKit implements AutoCloseable {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("could not advance time: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs schedule {@code name}'s next tick now, as the server does when its time comes (the run's
+   * input carries that tick as {@code scheduledAt}), and moves the schedule to the tick after.
+   * Answers the run's id. Schedules tick on the server's clock, which {@link #advanceTime} does not
+   * move: this is how a test gets a scheduled run without waiting for it.
+   */
+  public long runSchedule(String name) {
+    try (Connection c = server.connectToDatabase()) {
+      String cron;
+      String zone;
+      Instant tick;
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT cron, zone, next_tick FROM queue.schedule_get(?)")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next() || rs.getObject(3) == null) {
+            throw new IllegalArgumentException(
+                "schedule " + name + " does not exist or has no next tick");
+          }
+          cron = rs.getString(1);
+          zone = rs.getString(2);
+          tick = rs.getObject(3, OffsetDateTime.class).toInstant();
+        }
+      }
+      Instant after = Cron.parse(cron, zone).next(tick).orElse(null);
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT run_id FROM queue.schedule_fire(?, ?, ARRAY[?]::timestamptz[], ?)")) {
+        OffsetDateTime at = tick.atOffset(ZoneOffset.UTC);
+        ps.setString(1, name);
+        ps.setObject(2, at);
+        ps.setObject(3, at);
+        ps.setObject(4, after == null ? null : after.atOffset(ZoneOffset.UTC));
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new IllegalStateException("schedule " + name + " is paused or ticked meanwhile");
+          }
+          return rs.getLong(1);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not run schedule " + name + ": " + e.getMessage(), e);
     }
   }
 

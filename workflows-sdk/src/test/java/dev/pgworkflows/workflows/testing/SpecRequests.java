@@ -70,6 +70,8 @@ public final class SpecRequests {
         request
             .path()
             .replaceFirst("^/v1/workflows/[^/]+", "/v1/workflows/{name}")
+            .replaceFirst("^/v1/schedules/[^/]+", "/v1/schedules/{name}")
+            .replaceFirst("^/v1/rate-limits/[^/]+", "/v1/rate-limits/{key}")
             .replaceFirst("/runs/[0-9]+", "/runs/{runId}")
             .replaceFirst("/signals/[^/]+$", "/signals/{event}")
             .replaceFirst("/tasks/stream/[^/]+", "/tasks/stream/{streamId}");

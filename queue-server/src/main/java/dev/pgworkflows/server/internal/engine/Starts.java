@@ -1,11 +1,16 @@
 package dev.pgworkflows.server.internal.engine;
 
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.server.internal.store.DatabaseException;
 import dev.pgworkflows.server.internal.store.NewRun;
 import dev.pgworkflows.server.internal.store.RunStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,35 +20,71 @@ import java.util.List;
  * as a whole, each start again in its own, so one bad item costs only itself.
  */
 public final class Starts {
+  /** How far ahead a delayed start arms a timer of its own. */
+  private static final Duration TIMER_HORIZON = Duration.ofMinutes(10);
+
   private final RunStore store;
   private final HandedStarts handed;
   private final WorkflowEvents events;
+  private final Timers timers;
+  private final InstantSource clock;
 
-  public Starts(RunStore store, HandedStarts handed, WorkflowEvents events) {
+  public Starts(
+      RunStore store,
+      HandedStarts handed,
+      WorkflowEvents events,
+      Timers timers,
+      InstantSource clock) {
     this.store = store;
     this.handed = handed;
     this.events = events;
+    this.timers = timers;
+    this.clock = clock;
   }
 
   /** One start: the run, and whether this call created it. */
   public StartResult start(String name, NewRun run) {
     List<StartResult> given = handed.start(name, List.of(run));
     StartResult s = given != null ? given.get(0) : store.start(name, run);
-    if (s.created()) {
-      events.started(name);
-    }
-    return s;
+    return started(name, run, s);
   }
 
   /** Many starts of one workflow: per item, in order, the run or a rejection. */
   public List<StartAnswer> startMany(String name, List<NewRun> runs) {
     List<StartAnswer> out = startAll(name, runs);
-    for (StartAnswer a : out) {
-      if (a instanceof StartResult s && s.created()) {
-        events.started(name);
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i) instanceof StartResult s) {
+        out.set(i, started(name, runs.get(i), s));
       }
     }
     return out;
+  }
+
+  /**
+   * Counts a new run and, when its first task is due later, wakes this server's waiting workers
+   * then; marks a start folded into a pending debounced run.
+   */
+  private StartResult started(String name, NewRun run, StartResult s) {
+    if (s.created()) {
+      events.started(name);
+    }
+    StartTiming t = run.timing();
+    if (t.debounceKey() != null) {
+      // A folded start pushed the run's due time; a capped one comes sooner, which the fallback
+      // wake-up and the polls' own look-ups catch.
+      timers.wakeAt(Names.workflowQueue(name), clock.instant().plusMillis(t.debounceMs()));
+      return s.debounced(!s.created());
+    }
+    if (s.created() && (t.startAt() != null || t.delayMs() != null)) {
+      Instant now = clock.instant();
+      Instant due = t.startAt() != null ? t.startAt() : now.plusMillis(t.delayMs());
+      // Runs due further ahead hold no timer each: a poll that begins to wait with no timer set
+      // looks up the queue's next due time itself, and the fallback wake-up bounds the rest.
+      if (due.isAfter(now) && due.isBefore(now.plus(TIMER_HORIZON))) {
+        timers.wakeAt(Names.workflowQueue(name), due);
+      }
+    }
+    return s;
   }
 
   private List<StartAnswer> startAll(String name, List<NewRun> items) {

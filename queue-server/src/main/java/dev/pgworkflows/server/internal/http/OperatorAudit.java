@@ -30,8 +30,34 @@ public final class OperatorAudit {
    */
   private record Audited(String action, List<String> target, List<String> fields) {}
 
-  private static final Map<String, Audited> AUDITED =
+  /** The schedules' changes: who made, changed, paused, resumed or deleted which schedule. */
+  private static final Map<String, Audited> SCHEDULES =
       Map.of(
+          "POST /v1/schedules",
+          new Audited(
+              "schedule.create", List.of(), List.of("name", "workflow", "cron", "zone", "catchUp")),
+          "PUT /v1/schedules/{name}",
+          new Audited(
+              "schedule.update", List.of("name"), List.of("workflow", "cron", "zone", "catchUp")),
+          "POST /v1/schedules/{name}/pause",
+          new Audited("schedule.pause", List.of("name"), List.of()),
+          "POST /v1/schedules/{name}/resume",
+          new Audited("schedule.resume", List.of("name"), List.of("nextTick")),
+          "DELETE /v1/schedules/{name}",
+          new Audited("schedule.delete", List.of("name"), List.of()));
+
+  /** {@code more} and the routes given as pairs of key and {@link Audited}. */
+  private static Map<String, Audited> with(Map<String, Audited> more, Object... pairs) {
+    Map<String, Audited> all = new java.util.HashMap<>(more);
+    for (int i = 0; i < pairs.length; i += 2) {
+      all.put((String) pairs[i], (Audited) pairs[i + 1]);
+    }
+    return Map.copyOf(all);
+  }
+
+  private static final Map<String, Audited> AUDITED =
+      with(
+          SCHEDULES,
           "PUT /v1/queues/{queue}",
           new Audited(
               "queue.put",
@@ -50,7 +76,11 @@ public final class OperatorAudit {
           "DELETE /v1/topics/{pattern}/subscriptions/{id}",
           new Audited("subscription.delete", List.of("pattern", "id"), List.of()),
           "DELETE /v1/workflows/{name}/runs/{runId}",
-          new Audited("run.cancel", List.of("name", "runId"), List.of("status", "cancelled")));
+          new Audited("run.cancel", List.of("name", "runId"), List.of("status", "cancelled")),
+          "PUT /v1/workflows/{name}/concurrency",
+          new Audited("workflow.concurrency", List.of("name"), List.of("limit")),
+          "PUT /v1/rate-limits/{key}",
+          new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")));
 
   private final AuditTrail trail;
 

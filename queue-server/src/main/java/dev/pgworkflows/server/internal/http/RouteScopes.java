@@ -34,6 +34,10 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs/{runId}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/steps", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/signals", READ),
+          Map.entry("GET /v1/schedules", READ),
+          Map.entry("GET /v1/schedules/{name}", READ),
+          Map.entry("GET /v1/workflows/{name}/concurrency", READ),
+          Map.entry("GET /v1/rate-limits/{key}", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -55,6 +59,9 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/lease", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/children", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/steps", WORKER),
+          // A worker registers the schedules of its workflow's definition (source code).
+          Map.entry("POST /v1/workflows/{name}/schedules", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),
@@ -63,6 +70,13 @@ public final class RouteScopes {
           Map.entry("POST /v1/topics/{pattern}/subscriptions", ADMIN),
           Map.entry("DELETE /v1/topics/{pattern}/subscriptions/{id}", ADMIN),
           Map.entry("DELETE /v1/workflows/{name}/runs/{runId}", ADMIN),
+          Map.entry("POST /v1/schedules", ADMIN),
+          Map.entry("PUT /v1/schedules/{name}", ADMIN),
+          Map.entry("POST /v1/schedules/{name}/pause", ADMIN),
+          Map.entry("POST /v1/schedules/{name}/resume", ADMIN),
+          Map.entry("DELETE /v1/schedules/{name}", ADMIN),
+          Map.entry("PUT /v1/workflows/{name}/concurrency", ADMIN),
+          Map.entry("PUT /v1/rate-limits/{key}", ADMIN),
           Map.entry("GET /v1/audit", ADMIN));
 
   private RouteScopes() {}

@@ -30,7 +30,8 @@ public final class RunRoutes {
   /** The header that makes a signal idempotent: a repeat of its key stores nothing. */
   static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
-  private static final Set<String> STATUSES = Set.of("running", "completed", "failed", "cancelled");
+  private static final Set<String> STATUSES =
+      Set.of("running", "completed", "failed", "cancelled", "timed_out");
 
   private final RunStore store;
   private final RunEnds runEnds;

@@ -47,11 +47,17 @@ public final class StartRoutes {
       throw ApiException.badRequest("idempotencyKey", "idempotencyKey must be 1 to 255 characters");
     }
     return new NewRun(
-        req.input() == null ? "null" : Json.write(req.input()),
-        req.version(),
-        req.idempotencyKey(),
-        req.retentionDays(),
-        null);
+            req.input() == null ? "null" : Json.write(req.input()),
+            req.version(),
+            req.idempotencyKey(),
+            req.retentionDays(),
+            null,
+            StartTimings.check(req.timing(), req.idempotencyKey()),
+            null,
+            null)
+        .withFlow(
+            FlowChecks.key("concurrencyKey", req.concurrencyKey()),
+            FlowChecks.priority(req.priority()));
   }
 
   private static String traceContext(RunTrace trace) {
@@ -95,7 +101,12 @@ public final class StartRoutes {
         NewRun run =
             check(
                 new StartRequest(
-                    item.input(), item.version(), item.idempotencyKey(), item.retentionDays()));
+                        item.input(),
+                        item.version(),
+                        item.idempotencyKey(),
+                        item.retentionDays(),
+                        item.timing())
+                    .withFlow(item.concurrencyKey(), item.priority()));
         accepted.add(run.traced(traceContext(tracing.newRun(ctx, item.traceparent()))));
         at.add(i);
       } catch (ApiException e) {

@@ -28,7 +28,8 @@ public final class DatabaseException extends RuntimeException {
 
   /**
    * The status for an SQLSTATE raised by the SQL functions: 4xx for bad input, 503 when the
-   * database is unreachable, 500 for anything else.
+   * database is unreachable or rolled the transaction back to break a deadlock, 500 for anything
+   * else.
    */
   public int status() {
     String state = sqlState() == null ? "" : sqlState();
@@ -55,7 +56,9 @@ public final class DatabaseException extends RuntimeException {
       return status;
     }
     Throwable cause = getCause();
+    // 40xxx: a deadlock or serialization failure rolled the transaction back; trying again works.
     if (state.startsWith("08")
+        || state.startsWith("40")
         || state.startsWith("57P")
         || state.equals("53300")
         || cause instanceof java.sql.SQLTransientConnectionException

@@ -58,8 +58,16 @@ final class Rows {
             rs.getTimestamp("started_at").toInstant(),
             completed == null ? null : completed.toInstant(),
             parent,
-            null);
+            null,
+            instant(rs, "due_at"),
+            instant(rs, "deadline_at"),
+            rs.getString("debounce_key"));
     return new StoredRun(run, rs.getString("trace_context"));
+  }
+
+  private static java.time.Instant instant(ResultSet rs, String column) throws SQLException {
+    Timestamp t = rs.getTimestamp(column);
+    return t == null ? null : t.toInstant();
   }
 
   /**

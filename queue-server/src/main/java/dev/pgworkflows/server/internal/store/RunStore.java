@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.store;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.Signal;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.protocol.WorkflowSummary;
 import dev.pgworkflows.server.internal.json.Json;
@@ -36,7 +37,7 @@ public final class RunStore {
 
   public StartResult start(String name, NewRun r) {
     return sql.one(
-            "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?, ?)",
+            "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb)",
             rs -> new StartResult(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
             name,
             r.input(),
@@ -44,7 +45,8 @@ public final class RunStore {
             r.idempotencyKey(),
             r.retentionDays(),
             maxRetentionDays,
-            r.traceContext())
+            r.traceContext(),
+            startFields(r))
         .orElseThrow();
   }
 
@@ -121,9 +123,49 @@ public final class RunStore {
           .append(Json.write(r.idempotencyKey()))
           .append(",\"traceContext\":")
           .append(Json.write(r.traceContext()))
+          .append(timingFields(r.timing()))
+          .append(flowFields(r))
           .append('}');
     }
     return json.append(']').toString();
+  }
+
+  /** A single start's timing and flow fields as a JSON object, null when it has none. */
+  private static String startFields(NewRun r) {
+    String fields = timingFields(r.timing()) + flowFields(r);
+    return fields.isEmpty() ? null : "{" + fields.substring(1) + "}";
+  }
+
+  /** A start's concurrency key and priority when set, each preceded by a comma. */
+  private static String flowFields(NewRun r) {
+    if (r.concurrencyKey() == null && r.priority() == null) {
+      return "";
+    }
+    StringBuilder json = new StringBuilder();
+    field(json, "concurrencyKey", r.concurrencyKey());
+    field(json, "priority", r.priority());
+    return json.toString();
+  }
+
+  /** A start's timing fields that are set, each preceded by a comma. */
+  private static String timingFields(StartTiming t) {
+    if (!t.any()) {
+      return "";
+    }
+    StringBuilder json = new StringBuilder();
+    field(json, "startAt", t.startAt() == null ? null : t.startAt().toString());
+    field(json, "delayMs", t.delayMs());
+    field(json, "deadlineAt", t.deadlineAt() == null ? null : t.deadlineAt().toString());
+    field(json, "deadlineMs", t.deadlineMs());
+    field(json, "debounceKey", t.debounceKey());
+    field(json, "debounceMs", t.debounceMs());
+    return json.toString();
+  }
+
+  private static void field(StringBuilder json, String name, Object value) {
+    if (value != null) {
+      json.append(",\"").append(name).append("\":").append(Json.write(value));
+    }
   }
 
   /** A child's parent's workflow, by key: a parent deleted by retention leaves it null. */
@@ -208,7 +250,12 @@ public final class RunStore {
         "SELECT * FROM queue.workflow_summary()",
         rs ->
             new WorkflowSummary(
-                rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+                rs.getString(1),
+                rs.getLong(2),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getLong(5),
+                rs.getLong(6)));
   }
 
   /** Sends a signal ({@code workflow_signal}); {@code key} null for none. */
@@ -230,6 +277,36 @@ public final class RunStore {
   /** A run's signals in the order they were sent, buffered and delivered. */
   public List<Signal> signals(long runId) {
     return sql.list("SELECT * FROM queue.workflow_signals(?::bigint)", Rows::signal, runId);
+  }
+
+  /** A run that a deadline ended, or a child that its parent's deadline cancelled. */
+  public record Expired(
+      long runId,
+      String workflow,
+      int version,
+      String status,
+      Instant startedAt,
+      Instant completedAt,
+      String traceContext) {}
+
+  /**
+   * Ends up to {@code limit} running runs whose deadline has passed by {@code now} as timed_out
+   * ({@code workflow_expire}); answers each run it ended, cancelled children included.
+   */
+  public List<Expired> expire(int limit, Instant now) {
+    return sql.list(
+        "SELECT * FROM queue.workflow_expire(?, ?)",
+        rs ->
+            new Expired(
+                rs.getLong("run_id"),
+                rs.getString("workflow_name"),
+                rs.getInt("workflow_version"),
+                rs.getString("status"),
+                rs.getTimestamp("started_at").toInstant(),
+                rs.getTimestamp("completed_at").toInstant(),
+                rs.getString("trace_context")),
+        limit,
+        Timestamp.from(now));
   }
 
   public Cancelled cancel(long runId) {

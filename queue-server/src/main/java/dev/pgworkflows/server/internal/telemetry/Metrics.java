@@ -232,7 +232,8 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
             new EndKey(workflow, status),
             k ->
                 Counter.builder("workflow_runs_completed")
-                    .description("Runs ended, by workflow and how: completed, failed, cancelled")
+                    .description(
+                        "Runs ended, by workflow and how: completed, failed, cancelled, timed_out")
                     .tags("workflow", k.workflow(), "status", k.status())
                     .register(registry))
         .increment();

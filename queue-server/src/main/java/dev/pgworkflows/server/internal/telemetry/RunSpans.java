@@ -42,7 +42,7 @@ public final class RunSpans {
                       AttributeKey.longKey("run_id"), runId,
                       AttributeKey.stringKey("status"), status))
               .startSpan();
-      if ("failed".equals(status)) {
+      if ("failed".equals(status) || "timed_out".equals(status)) {
         span.setStatus(StatusCode.ERROR);
       }
       span.end();

@@ -123,7 +123,15 @@ public final class Starts {
               b.version(),
               b.idempotencyKey(),
               b.retentionDays(),
-              trace.get("traceparent")));
+              trace.get("traceparent"),
+              b.startAt(),
+              b.delayMs(),
+              b.deadlineAt(),
+              b.deadlineMs(),
+              b.debounceKey(),
+              b.debounceMs(),
+              b.concurrencyKey(),
+              b.priority()));
     }
     try {
       List<StartAnswer> runs =

@@ -43,7 +43,7 @@ final class BranchAttempts {
       Throwable failure;
       Scope scope = span.makeCurrent();
       try {
-        Object value = branch.code().call();
+        Object value = StepTimeout.call(name, branch.code(), branch.retry().timeout());
         JsonNode output = Transport.JSON.valueToTree(value);
         hook.stepReturned(name);
         return new StepRecord(name, "run", output, null, started);

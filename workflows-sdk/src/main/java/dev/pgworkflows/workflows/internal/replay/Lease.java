@@ -8,6 +8,8 @@ import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Next;
+import dev.pgworkflows.protocol.RateLimitedOutcome;
+import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
 import dev.pgworkflows.protocol.RunResult;
@@ -103,6 +105,26 @@ public final class Lease {
                     SlotReports.HEADER,
                     completions.slotReport(1),
                     RetryOutcome.class)
+                .outcome(),
+        "stale");
+  }
+
+  /**
+   * Hands the task back after a step was rate-limited: the server holds every run of the run's
+   * concurrency key back for {@code retryAfter}, and this delivery does not count as an attempt.
+   */
+  public synchronized String rateLimited(Duration retryAfter) {
+    RateLimitedRequest body = new RateLimitedRequest(messageId, receipt, retryAfter.toMillis());
+    return write(
+        "/rate-limited",
+        () ->
+            transport
+                .post(
+                    base + "/rate-limited",
+                    body,
+                    SlotReports.HEADER,
+                    completions.slotReport(1),
+                    RateLimitedOutcome.class)
                 .outcome(),
         "stale");
   }

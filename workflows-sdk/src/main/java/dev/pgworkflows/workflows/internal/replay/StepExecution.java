@@ -6,6 +6,7 @@ import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Wait;
 import dev.pgworkflows.workflows.Match;
+import dev.pgworkflows.workflows.RateLimited;
 import dev.pgworkflows.workflows.Retry;
 import dev.pgworkflows.workflows.StepContext;
 import dev.pgworkflows.workflows.internal.http.Transport;
@@ -153,7 +154,7 @@ final class StepExecution {
     ScheduledFuture<?> beat = heartbeat.start(lease, cancellation);
     inStep = true;
     try {
-      value = fn.call();
+      value = StepTimeout.call(name, fn, retry.timeout());
     } catch (Suspend s) {
       throw s;
     } catch (Throwable t) {
@@ -168,6 +169,11 @@ final class StepExecution {
       span.setStatus(StatusCode.ERROR);
       if (cancellation.isCancelled()) {
         throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+      RateLimited limited = rateLimited(failure);
+      if (limited != null) {
+        String outcome = lease.rateLimited(limited.retryAfter());
+        throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
       }
       if (retry.retries(attempt, failure)) {
         String outcome = lease.retryLater(retry.delayAfter(attempt), name);
@@ -186,6 +192,19 @@ final class StepExecution {
     attempt = 1;
     // Hand back what a replay would: the journaled JSON, not the live object.
     return StepValues.convert(output, type);
+  }
+
+  /** The {@link RateLimited} a step's failure is or was caused by, null when none. */
+  private static RateLimited rateLimited(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof RateLimited r) {
+        return r;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
   }
 
   /**

@@ -34,6 +34,7 @@ public final class TaskWorker implements Worker {
   /** Null when the worker only long-polls. */
   private final TaskStream taskStream;
 
+  private final CodeSchedules schedules;
   private final Thread intake;
   private volatile boolean stopping;
 
@@ -76,6 +77,7 @@ public final class TaskWorker implements Worker {
             ? new TaskStream(
                 name, versions, options, transport, slots, runners, backoff, () -> stopping)
             : null;
+    this.schedules = new CodeSchedules(transport, name, workflow.schedules());
     this.intake = new Thread(this::takeTasks, "wf-" + name + "-poll");
     this.intake.setDaemon(true);
   }
@@ -89,6 +91,12 @@ public final class TaskWorker implements Worker {
   public static Worker start(
       Definition<?, ?> workflow, WorkerOptions options, CompletionHook hook) {
     TaskWorker w = new TaskWorker(workflow, options, hook);
+    try {
+      w.schedules.register();
+    } catch (RuntimeException e) {
+      w.close();
+      throw e;
+    }
     w.intake.start();
     return w;
   }
@@ -112,6 +120,7 @@ public final class TaskWorker implements Worker {
    */
   private void takeTasks() {
     while (!stopping && !Thread.currentThread().isInterrupted()) {
+      schedules.retry();
       TaskIntake from = taskStream != null && taskStream.usable() ? taskStream : longPoll;
       from.take();
     }

@@ -1,0 +1,97 @@
+package dev.pgworkflows.server.internal.http;
+
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.Names;
+import dev.pgworkflows.protocol.RateLimit;
+import dev.pgworkflows.protocol.RateLimitedOutcome;
+import dev.pgworkflows.protocol.RateLimitedRequest;
+import dev.pgworkflows.server.internal.engine.Timers;
+import dev.pgworkflows.server.internal.store.FlowStore;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+
+/**
+ * Flow control: a workflow's concurrency limit per key, a key's rate limit, and a worker's report
+ * that a step was rate-limited (which holds every run of the run's key back).
+ */
+public final class FlowRoutes {
+  /** The longest a rate-limited answer may hold a key back: a day. */
+  static final long MAX_RETRY_AFTER_MS = 86_400_000L;
+
+  private final FlowStore store;
+  private final Timers timers;
+
+  public FlowRoutes(FlowStore store, Timers timers) {
+    this.store = store;
+    this.timers = timers;
+  }
+
+  public void register(RoutesConfig routes) {
+    routes.get("/v1/workflows/{name}/concurrency", this::concurrency);
+    routes.put("/v1/workflows/{name}/concurrency", this::setConcurrency);
+    routes.get("/v1/rate-limits/{key}", this::rateLimit);
+    routes.put("/v1/rate-limits/{key}", this::setRateLimit);
+    routes.post("/v1/workflows/{name}/runs/{runId}/rate-limited", this::rateLimited);
+  }
+
+  private void concurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    JsonBodies.respond(
+        ctx, 200, new ConcurrencyLimit(name, store.concurrencyLimit(name).orElse(null)));
+  }
+
+  private void setConcurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
+    if (req.limit() != null) {
+      Params.range("limit", req.limit(), 1, 1, 100_000);
+    }
+    JsonBodies.respond(
+        ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+  }
+
+  private void rateLimit(Context ctx) {
+    String key = FlowChecks.key("key", ctx.pathParam("key"));
+    RateLimit limit =
+        store
+            .rateLimit(key)
+            .orElseThrow(() -> ApiException.notFound("key " + key + " has no rate limit"));
+    JsonBodies.respond(ctx, 200, limit);
+  }
+
+  private void setRateLimit(Context ctx) {
+    String key = FlowChecks.key("key", ctx.pathParam("key"));
+    RateLimit req = JsonBodies.read(ctx, RateLimit.class);
+    if ((req.limit() == null) != (req.periodMs() == null)) {
+      throw ApiException.badRequest(
+          req.limit() == null ? "limit" : "periodMs", "limit and periodMs go together");
+    }
+    if (req.limit() != null) {
+      Params.range("limit", req.limit(), 1, 1, 1_000_000);
+      if (req.periodMs() < 1 || req.periodMs() > MAX_RETRY_AFTER_MS) {
+        throw ApiException.badRequest(
+            "periodMs", "periodMs must be between 1 and " + MAX_RETRY_AFTER_MS);
+      }
+    }
+    JsonBodies.respond(ctx, 200, store.setRateLimit(key, req.limit(), req.periodMs()));
+  }
+
+  private void rateLimited(Context ctx) {
+    String name = Params.workflow(ctx);
+    long runId = Params.runId(ctx);
+    RateLimitedRequest req = JsonBodies.read(ctx, RateLimitedRequest.class);
+    long msg = WorkerChecks.messageId(req.messageId());
+    long receipt = WorkerChecks.receipt(req.receipt());
+    if (req.retryAfterMs() == null
+        || req.retryAfterMs() < 0
+        || req.retryAfterMs() > MAX_RETRY_AFTER_MS) {
+      throw ApiException.badRequest(
+          "retryAfterMs", "retryAfterMs must be between 0 and " + MAX_RETRY_AFTER_MS);
+    }
+    RateLimitedOutcome out = store.rateLimited(runId, msg, receipt, req.retryAfterMs());
+    if (out.resumeAt() != null) {
+      timers.wakeAt(Names.workflowQueue(name), out.resumeAt());
+    }
+    JsonBodies.respond(ctx, 200, out);
+  }
+}

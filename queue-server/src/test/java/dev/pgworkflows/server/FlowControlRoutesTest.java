@@ -1,0 +1,161 @@
+package dev.pgworkflows.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
+import dev.pgworkflows.server.testing.WorkerClient;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Flow control over HTTP: concurrency limits, rate limits, a worker's rate-limited hand-back, and
+ * starts with a key or a priority; bad input answered 400 naming the field and changing nothing.
+ * Every exchange checked against openapi.yaml.
+ */
+@Timeout(120)
+class FlowControlRoutesTest {
+  @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
+
+  private static final Api api = server.api();
+
+  private static void assertBadField(Api.Response r, String field) {
+    assertThat(r.status()).as(r.body()).isEqualTo(400);
+    assertThat(r.json().get("field").asText()).isEqualTo(field);
+  }
+
+  @Test
+  void aConcurrencyLimitIsSetReadAndRemoved() {
+    Api.Response set = api.put("/v1/workflows/limited/concurrency", Map.of("limit", 3));
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    assertThat(set.json().get("limit").asInt()).isEqualTo(3);
+    assertThat(api.get("/v1/workflows/limited/concurrency").json().get("limit").asInt())
+        .isEqualTo(3);
+
+    Map<String, Object> none = new HashMap<>();
+    none.put("limit", null);
+    assertThat(api.put("/v1/workflows/limited/concurrency", none).status()).isEqualTo(200);
+    assertThat(api.get("/v1/workflows/limited/concurrency").json().has("limit")).isFalse();
+  }
+
+  @Test
+  void aBadLimitIsRefusedNamingTheFieldAndChangesNothing() {
+    api.put("/v1/workflows/kept/concurrency", Map.of("limit", 2));
+    assertBadField(api.put("/v1/workflows/kept/concurrency", Map.of("limit", 0)), "limit");
+    assertThat(api.get("/v1/workflows/kept/concurrency").json().get("limit").asInt()).isEqualTo(2);
+
+    assertBadField(api.put("/v1/rate-limits/k1", Map.of("limit", 5)), "periodMs");
+    assertBadField(api.put("/v1/rate-limits/k1", Map.of("limit", 5, "periodMs", 0)), "periodMs");
+    assertBadField(api.put("/v1/rate-limits/k1", Map.of("limit", 0, "periodMs", 1000)), "limit");
+    assertThat(api.get("/v1/rate-limits/k1").status()).isEqualTo(404);
+  }
+
+  @Test
+  void aStartWithABadKeyOrPriorityIsRefusedNamingTheFieldAndStartsNothing() {
+    WorkerClient worker = server.worker("bad-start");
+    assertBadField(worker.startWith(Map.of("input", 1, "concurrencyKey", "")), "concurrencyKey");
+    assertBadField(worker.startWith(Map.of("input", 1, "priority", 10)), "priority");
+    assertBadField(worker.startWith(Map.of("input", 1, "priority", -1)), "priority");
+    assertThat(api.get("/v1/workflows/bad-start/runs").json().get("runs")).isEmpty();
+  }
+
+  @Test
+  void aRateLimitIsSetAndReadAndItsBucketHoldsTasksBack() {
+    Api.Response set =
+        api.put("/v1/rate-limits/two-a-minute", Map.of("limit", 2, "periodMs", 60_000));
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    JsonNode read = api.get("/v1/rate-limits/two-a-minute").json();
+    assertThat(read.get("limit").asInt()).isEqualTo(2);
+    assertThat(read.get("periodMs").asLong()).isEqualTo(60_000);
+
+    WorkerClient worker = server.worker("bucketed");
+    for (int i = 0; i < 4; i++) {
+      WorkerClient.created(worker.startWith(Map.of("input", i, "concurrencyKey", "two-a-minute")));
+    }
+    Api.Response polled = worker.poll(List.of(1), 10, 0);
+    assertThat(polled.json().get("tasks")).as(polled.body()).hasSize(2);
+    assertThat(worker.poll(List.of(1), 10, 0).json().get("tasks")).isEmpty();
+  }
+
+  @Test
+  void aRateLimitedStepHoldsEveryRunOfItsKeyBackUntilTheReset() {
+    WorkerClient worker = server.worker("limited-api");
+    long first =
+        WorkerClient.created(worker.startWith(Map.of("input", 1, "concurrencyKey", "api")));
+    JsonNode task = worker.pollOne();
+    assertThat(task.get("runId").asLong()).isEqualTo(first);
+    long other =
+        WorkerClient.created(worker.startWith(Map.of("input", 2, "concurrencyKey", "api")));
+    long free = WorkerClient.created(worker.startWith(Map.of("input", 3)));
+
+    Api.Response limited =
+        api.post(
+            "/v1/workflows/limited-api/runs/" + first + "/rate-limited",
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "retryAfterMs", 60_000));
+    assertThat(limited.status()).as(limited.body()).isEqualTo(200);
+    assertThat(limited.json().get("outcome").asText()).isEqualTo("ok");
+    Instant resume = Instant.parse(limited.json().get("resumeAt").asText());
+    assertThat(resume).isAfter(Instant.now().plusSeconds(50));
+
+    // Only the run without the key is handed out; the key's runs wait for the reset.
+    JsonNode tasks = worker.poll(List.of(1), 10, 0).json().get("tasks");
+    assertThat(tasks).hasSize(1);
+    assertThat(tasks.get(0).get("runId").asLong()).isEqualTo(free);
+    assertThat(worker.poll(List.of(1), 10, 0).json().get("tasks")).isEmpty();
+    assertThat(Instant.parse(api.get("/v1/rate-limits/api").json().get("suspendedUntil").asText()))
+        .isEqualTo(resume);
+    assertThat(worker.run(other).get("status").asText()).isEqualTo("running");
+
+    // The same receipt again no longer holds the lease.
+    Api.Response stale =
+        api.post(
+            "/v1/workflows/limited-api/runs/" + first + "/rate-limited",
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "retryAfterMs", 1000));
+    assertThat(stale.json().get("outcome").asText()).isEqualTo("stale");
+  }
+
+  @Test
+  void aRateLimitedReportWithABadDelayIsRefusedNamingTheField() {
+    WorkerClient worker = server.worker("limited-bad");
+    long run = WorkerClient.created(worker.startWith(Map.of("input", 1, "concurrencyKey", "b")));
+    JsonNode task = worker.pollOne();
+    assertBadField(
+        api.post(
+            "/v1/workflows/limited-bad/runs/" + run + "/rate-limited",
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "retryAfterMs", -1)),
+        "retryAfterMs");
+    assertThat(api.get("/v1/rate-limits/b").status()).isEqualTo(404);
+  }
+
+  @Test
+  void runsOverTheLimitAreHandedOutAsSlotsFree() {
+    api.put("/v1/workflows/two-at-once/concurrency", Map.of("limit", 2));
+    WorkerClient worker = server.worker("two-at-once");
+    for (int i = 0; i < 3; i++) {
+      WorkerClient.created(worker.startWith(Map.of("input", i, "concurrencyKey", "c")));
+    }
+    JsonNode tasks = worker.poll(List.of(1), 10, 0).json().get("tasks");
+    assertThat(tasks).hasSize(2);
+    assertThat(worker.poll(List.of(1), 10, 0).json().get("tasks")).isEmpty();
+
+    Api.Response done =
+        worker.complete(tasks.get(0), Map.of("result", Map.of("status", "completed", "output", 1)));
+    assertThat(done.json().get("outcome").asText()).as(done.body()).isEqualTo("ok");
+    JsonNode third = worker.pollOne();
+    assertThat(third.get("input").asInt()).isEqualTo(2);
+  }
+}

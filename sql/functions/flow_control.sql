@@ -1,0 +1,457 @@
+-- Flow control (schema V006__flow_control.sql): concurrency limits per workflow and key, token
+-- buckets and suspensions per key, and priorities. A run without a key pays a column check at
+-- hand-out (workflow_poll) and in the release trigger's condition, nothing more.
+--
+-- A run of a limited key holds a slot (slot_held) from the hand-out that admits it until its
+-- current message changes (it sleeps or waits) or it ends; the trigger below frees the slot and
+-- wakes the oldest waiting run of the key. A run that finds no free slot at hand-out is parked:
+-- its message gets vt 9999-12-31 (parked_vt: not due, never handed out, yet a finite time that
+-- receipts and timers can read) and a row in concurrency_wait.
+--
+-- Locks: an admission (flow_admit) runs with the run's row locked, takes the key's rate_limit row,
+-- then the key's advisory lock; keys in (workflow, key) order within one poll. A release never
+-- waits for a lock: it runs in the trigger of whichever run update ends or suspends a run, in no
+-- particular order, so it takes waiting rows and their messages with SKIP LOCKED only. A release
+-- an admission cannot see yet wakes some other waiting run, so a slot is not lost; the cases
+-- where it might be (see flow_admit) park for a moment only.
+
+-- The visibility time of a parked message: later than any real due time.
+CREATE OR REPLACE FUNCTION queue.parked_vt()
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT timestamptz '9999-12-31 00:00:00+00';
+$$;
+
+-- Raises 22023 unless the key is a valid key: 1 to 255 characters.
+CREATE OR REPLACE FUNCTION queue.check_flow_key(p_key text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF p_key IS NULL OR p_key = '' OR length(p_key) > 255 THEN
+        RAISE EXCEPTION 'concurrencyKey must be 1 to 255 characters' USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+-- Whether a start item asks for flow control (a concurrencyKey or a priority): such starts take the
+-- general start path, which gives the run its key and priority (flow_start).
+CREATE OR REPLACE FUNCTION queue.flow_fields(p_item jsonb)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT p_item ->> 'concurrencyKey' IS NOT NULL OR p_item ->> 'priority' IS NOT NULL;
+$$;
+
+-- How much earlier than its due time a task of this priority is handed out: a minute per level.
+CREATE OR REPLACE FUNCTION queue.priority_lead(p_priority smallint)
+ RETURNS interval
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT make_interval(mins => coalesce(p_priority, 0));
+$$;
+
+-- Gives a run just started by a batch item its key and priority (a start's concurrencyKey and
+-- priority fields); a priority moves its first task, when due now, ahead by priority_lead.
+CREATE OR REPLACE FUNCTION queue.flow_start(p_run_id bigint, p_item jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_key      text;
+    v_priority smallint;
+    r          queue.workflow_run;
+BEGIN
+    IF jsonb_typeof(coalesce(p_item -> 'concurrencyKey', 'null')) NOT IN ('string', 'null') THEN
+        RAISE EXCEPTION 'concurrencyKey must be a string' USING ERRCODE = '22023';
+    END IF;
+    IF jsonb_typeof(coalesce(p_item -> 'priority', 'null')) NOT IN ('number', 'null') THEN
+        RAISE EXCEPTION 'priority must be a number' USING ERRCODE = '22023';
+    END IF;
+    v_key := p_item ->> 'concurrencyKey';
+    IF v_key IS NOT NULL THEN
+        PERFORM queue.check_flow_key(v_key);
+    END IF;
+    IF p_item ->> 'priority' IS NOT NULL THEN
+        PERFORM queue.check_range('priority', (p_item ->> 'priority')::numeric::bigint, 0, 9);
+        v_priority := nullif((p_item ->> 'priority')::numeric::smallint, 0);
+    END IF;
+    IF v_key IS NULL AND v_priority IS NULL THEN
+        RETURN;
+    END IF;
+    UPDATE queue.workflow_run wr SET concurrency_key = v_key, priority = v_priority
+     WHERE wr.run_id = p_run_id
+    RETURNING * INTO r;
+    IF v_priority IS NOT NULL AND r.current_msg_id IS NOT NULL THEN
+        EXECUTE format('UPDATE queue.%I SET vt = vt - $2 WHERE msg_id = $1 AND vt <= clock_timestamp()',
+                       'q___wf_' || r.workflow_name)
+            USING r.current_msg_id, queue.priority_lead(v_priority);
+    END IF;
+END $$;
+
+-- Makes up to p_n of the oldest parked runs of a workflow's key due (woken), skipping waiting rows
+-- and messages other transactions hold and dropping rows of runs that moved on; returns how many.
+CREATE OR REPLACE FUNCTION queue.flow_wake(p_name text, p_key text, p_n integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_queue text := '__wf_' || p_name;
+    w       queue.concurrency_wait;
+    v_lead  interval;
+    v_msg   bigint;
+    v_done  int := 0;
+    v_skipped bigint[] := '{}';
+BEGIN
+    -- One row at a time: a cursor would lock the rows it fetches ahead.
+    WHILE v_done < p_n LOOP
+        SELECT * INTO w FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = p_name AND cw.concurrency_key = p_key AND NOT cw.woken
+           AND cw.run_id <> ALL (v_skipped)
+         ORDER BY cw.run_id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED;
+        EXIT WHEN NOT FOUND;
+        SELECT queue.priority_lead(wr.priority) INTO v_lead FROM queue.workflow_run wr
+         WHERE wr.run_id = w.run_id AND wr.status = 'running' AND wr.current_msg_id = w.msg_id;
+        IF NOT FOUND THEN
+            DELETE FROM queue.concurrency_wait cw
+             WHERE cw.workflow_name = p_name AND cw.concurrency_key = p_key AND cw.run_id = w.run_id;
+            CONTINUE;
+        END IF;
+        -- A message someone holds is being handed out right now: that admission decides for its
+        -- run, and the next waiting run is woken instead.
+        v_msg := NULL;
+        EXECUTE format('UPDATE queue.%1$I SET vt = clock_timestamp() - $2'
+                       ' WHERE msg_id = (SELECT msg_id FROM queue.%1$I WHERE msg_id = $1 FOR UPDATE SKIP LOCKED)'
+                       ' RETURNING msg_id', 'q_' || v_queue)
+            USING w.msg_id, v_lead INTO v_msg;
+        IF v_msg IS NULL THEN
+            v_skipped := v_skipped || w.run_id;
+            CONTINUE;
+        END IF;
+        UPDATE queue.concurrency_wait cw SET woken = true
+         WHERE cw.workflow_name = p_name AND cw.concurrency_key = p_key AND cw.run_id = w.run_id;
+        v_done := v_done + 1;
+    END LOOP;
+    IF v_done > 0 THEN
+        PERFORM queue.notify_once(v_queue);
+    END IF;
+    RETURN v_done;
+END $$;
+
+-- Trigger function (trigger workflow_run_slot_release on workflow_run, below): a keyed run that
+-- ends or whose current message changes (a sleep, a wait) frees its slot and wakes the oldest
+-- parked run of its key; an ended run leaves the waiting list.
+CREATE OR REPLACE FUNCTION queue.flow_release()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_woken boolean;
+BEGIN
+    IF OLD.slot_held THEN
+        NEW.slot_held := NULL;
+        PERFORM queue.flow_wake(OLD.workflow_name, OLD.concurrency_key, 1);
+    END IF;
+    IF NEW.status <> 'running' THEN
+        DELETE FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = OLD.workflow_name AND cw.concurrency_key = OLD.concurrency_key
+           AND cw.run_id = OLD.run_id
+        RETURNING cw.woken INTO v_woken;
+        -- A run woken for a freed slot that ends before taking it passes the slot on.
+        IF v_woken THEN
+            PERFORM queue.flow_wake(OLD.workflow_name, OLD.concurrency_key, 1);
+        END IF;
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE OR REPLACE TRIGGER workflow_run_slot_release
+    BEFORE UPDATE OF status, current_msg_id ON queue.workflow_run
+    FOR EACH ROW
+    WHEN (OLD.concurrency_key IS NOT NULL
+          AND (NEW.status <> 'running' OR NEW.current_msg_id IS DISTINCT FROM OLD.current_msg_id))
+    EXECUTE FUNCTION queue.flow_release();
+
+-- Whether a keyed run's due task (p_msg_id, received by this transaction, the run's row locked)
+-- may be handed out now. Not when its key is suspended or its bucket is empty: the task is pushed
+-- to when it may go. Not when its workflow's limit is reached or an older run of the key waits:
+-- the task is parked until a slot frees. Neither counts as a delivery.
+CREATE OR REPLACE FUNCTION queue.flow_admit(p_queue text, r queue.workflow_run, p_msg_id bigint)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_tbl    text := 'q_' || p_queue;
+    v_now    timestamptz := clock_timestamp();
+    b        queue.rate_limit;
+    v_tokens double precision;
+    v_token  boolean := false;
+    v_limit  int;
+    v_active int;
+    v_free   int;
+    v_older  boolean;
+    v_until  timestamptz;
+    v_woken  boolean;
+    v_lonely boolean;
+    v_mine   boolean;
+    v_kept   int;
+    w        queue.concurrency_wait;
+BEGIN
+    SELECT * INTO b FROM queue.rate_limit rl WHERE rl.concurrency_key = r.concurrency_key FOR UPDATE;
+    IF FOUND THEN
+        IF b.suspended_until > v_now THEN
+            v_until := b.suspended_until;
+        ELSIF b.max_tokens IS NOT NULL THEN
+            v_tokens := least(b.max_tokens::double precision,
+                              b.tokens + extract(epoch FROM v_now - b.refilled_at) * 1000 * b.max_tokens / b.period_ms);
+            IF v_tokens < 1 THEN
+                v_until := v_now + make_interval(secs => (1 - v_tokens) * b.period_ms / b.max_tokens / 1000.0);
+            ELSE
+                v_tokens := v_tokens - 1;
+                v_token := true;
+            END IF;
+            UPDATE queue.rate_limit rl SET tokens = v_tokens, refilled_at = v_now
+             WHERE rl.concurrency_key = r.concurrency_key;
+        END IF;
+        IF v_until IS NOT NULL THEN
+            EXECUTE format('UPDATE queue.%I SET vt = $2, read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
+                USING p_msg_id, v_until;
+            RETURN false;
+        END IF;
+    END IF;
+    IF r.slot_held THEN
+        RETURN true;
+    END IF;
+    SELECT cl.max_active INTO v_limit FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name;
+    IF v_limit IS NULL THEN
+        RETURN true;
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(hashtextextended('slot' || chr(1) || r.workflow_name || chr(1) || r.concurrency_key, 11));
+    SELECT count(*) INTO v_active
+      FROM (SELECT 1 FROM queue.workflow_run wr
+             WHERE wr.workflow_name = r.workflow_name AND wr.concurrency_key = r.concurrency_key AND wr.slot_held
+             LIMIT v_limit) x;
+    -- A woken run has a freed slot kept for it. Any other run takes a slot only when one is free
+    -- beyond those kept for woken runs and no older run of the key waits to be woken (rows of runs
+    -- that moved on are dropped on the way).
+    SELECT cw.woken INTO v_mine FROM queue.concurrency_wait cw
+     WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+       AND cw.run_id = r.run_id;
+    v_older := false;
+    v_kept := 0;
+    IF v_mine IS NOT TRUE THEN
+        SELECT count(*) INTO v_kept FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key AND cw.woken;
+        LOOP
+            SELECT * INTO w FROM queue.concurrency_wait cw
+             WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+               AND cw.run_id < r.run_id AND NOT cw.woken
+             ORDER BY cw.run_id
+             LIMIT 1;
+            v_older := FOUND;
+            EXIT WHEN NOT v_older OR EXISTS (SELECT 1 FROM queue.workflow_run o
+                                              WHERE o.run_id = w.run_id AND o.status = 'running'
+                                                AND o.current_msg_id = w.msg_id);
+            DELETE FROM queue.concurrency_wait cw
+             WHERE cw.workflow_name = w.workflow_name AND cw.concurrency_key = w.concurrency_key
+               AND cw.run_id = w.run_id;
+        END LOOP;
+        -- Slots free beyond those kept: the oldest waiting runs are woken for them (this one, too,
+        -- when it is among them).
+        IF v_active + v_kept < v_limit AND v_older THEN
+            PERFORM queue.flow_wake(r.workflow_name, r.concurrency_key, v_limit - v_active - v_kept);
+            SELECT cw.woken INTO v_mine FROM queue.concurrency_wait cw
+             WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+               AND cw.run_id = r.run_id;
+        END IF;
+    END IF;
+    IF v_active < v_limit AND (v_mine IS TRUE OR (v_active + v_kept < v_limit AND NOT v_older)) THEN
+        UPDATE queue.workflow_run wr SET slot_held = true WHERE wr.run_id = r.run_id;
+        DELETE FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+           AND cw.run_id = r.run_id;
+        RETURN true;
+    END IF;
+
+    IF v_token THEN
+        UPDATE queue.rate_limit rl SET tokens = least(rl.tokens + 1, rl.max_tokens)
+         WHERE rl.concurrency_key = r.concurrency_key;
+    END IF;
+    IF v_active < v_limit THEN
+        -- The slots free are kept for woken runs; a woken run whose message a hand-out holding it
+        -- parked again is made due.
+        EXECUTE format('UPDATE queue.%1$I SET vt = clock_timestamp()'
+                       ' WHERE msg_id IN (SELECT cw.msg_id FROM queue.concurrency_wait cw'
+                       '                   WHERE cw.workflow_name = $1 AND cw.concurrency_key = $2 AND cw.woken)'
+                       '   AND vt = queue.parked_vt()', v_tbl)
+            USING r.workflow_name, r.concurrency_key;
+    END IF;
+    -- A release may be about to commit unseen by this transaction, and its wake-up go to an
+    -- earlier waiting run. Parked for good unless this run was being woken right now, or no
+    -- other run of the key waits to be woken and a holder's row is locked (a release that found
+    -- nobody to wake): then it looks again in a moment.
+    SELECT cw.woken INTO v_woken FROM queue.concurrency_wait cw
+     WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+       AND cw.run_id = r.run_id
+       FOR UPDATE;
+    IF v_active >= v_limit AND v_woken IS NOT TRUE THEN
+        v_lonely := NOT EXISTS (SELECT 1 FROM queue.concurrency_wait cw
+                                 WHERE cw.workflow_name = r.workflow_name
+                                   AND cw.concurrency_key = r.concurrency_key
+                                   AND cw.run_id <> r.run_id AND NOT cw.woken);
+        IF v_lonely THEN
+            SELECT count(*) INTO v_free
+              FROM (SELECT 1 FROM queue.workflow_run wr
+                     WHERE wr.workflow_name = r.workflow_name AND wr.concurrency_key = r.concurrency_key
+                       AND wr.slot_held
+                     FOR SHARE SKIP LOCKED) x;
+        END IF;
+    END IF;
+    v_until := CASE WHEN v_active >= v_limit AND v_woken IS NOT TRUE AND (NOT v_lonely OR v_free >= v_active)
+                    THEN queue.parked_vt()
+                    ELSE v_now + interval '250 milliseconds' END;
+    EXECUTE format('UPDATE queue.%I SET vt = $2, read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
+        USING p_msg_id, v_until;
+    INSERT INTO queue.concurrency_wait AS cw (workflow_name, concurrency_key, run_id, msg_id)
+    VALUES (r.workflow_name, r.concurrency_key, r.run_id, p_msg_id)
+    ON CONFLICT (workflow_name, concurrency_key, run_id)
+    DO UPDATE SET msg_id = EXCLUDED.msg_id, woken = false;
+    RETURN false;
+END $$;
+
+-- Sets (p_limit 1 to 100000) or removes (null) the concurrency limit of a workflow's keys; wakes
+-- the parked runs a higher limit or none lets through. Returns the limit now in force.
+CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    k       record;
+    v_held  int;
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    IF p_limit IS NULL THEN
+        DELETE FROM queue.concurrency_limit WHERE workflow_name = p_name;
+    ELSE
+        PERFORM queue.check_range('limit', p_limit, 1, 100000);
+        INSERT INTO queue.concurrency_limit (workflow_name, max_active) VALUES (p_name, p_limit)
+        ON CONFLICT (workflow_name) DO UPDATE SET max_active = EXCLUDED.max_active, updated_at = now();
+    END IF;
+    FOR k IN SELECT DISTINCT cw.concurrency_key FROM queue.concurrency_wait cw
+              WHERE cw.workflow_name = p_name ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(hashtextextended('slot' || chr(1) || p_name || chr(1) || k.concurrency_key, 11));
+        SELECT count(*) INTO v_held FROM queue.workflow_run wr
+         WHERE wr.workflow_name = p_name AND wr.concurrency_key = k.concurrency_key AND wr.slot_held;
+        PERFORM queue.flow_wake(p_name, k.concurrency_key,
+                                CASE WHEN p_limit IS NULL THEN 2147483647 ELSE greatest(p_limit - v_held, 0) END);
+    END LOOP;
+    RETURN p_limit;
+END $$;
+
+-- A workflow's concurrency limit (null: none).
+CREATE OR REPLACE FUNCTION queue.concurrency_limit_of(p_name text)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT max_active FROM queue.concurrency_limit WHERE workflow_name = p_name;
+$$;
+
+-- Sets a key's token bucket (p_limit hand-outs per p_period_ms; the bucket starts full) or
+-- removes it (both null); a suspension in force stays. Returns the key's row.
+CREATE OR REPLACE FUNCTION queue.set_rate_limit(p_key text, p_limit integer, p_period_ms bigint)
+ RETURNS queue.rate_limit
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    b queue.rate_limit;
+BEGIN
+    PERFORM queue.check_flow_key(p_key);
+    IF (p_limit IS NULL) <> (p_period_ms IS NULL) THEN
+        RAISE EXCEPTION 'limit and periodMs go together' USING ERRCODE = '22023';
+    END IF;
+    IF p_limit IS NOT NULL THEN
+        PERFORM queue.check_range('limit', p_limit, 1, 1000000);
+        PERFORM queue.check_range('periodMs', p_period_ms, 1, 86400000);
+    END IF;
+    INSERT INTO queue.rate_limit AS rl (concurrency_key, max_tokens, period_ms, tokens, refilled_at)
+    VALUES (p_key, p_limit, p_period_ms, coalesce(p_limit, 0), clock_timestamp())
+    ON CONFLICT (concurrency_key) DO UPDATE
+        SET max_tokens = EXCLUDED.max_tokens, period_ms = EXCLUDED.period_ms,
+            tokens = EXCLUDED.tokens, refilled_at = EXCLUDED.refilled_at
+    RETURNING * INTO b;
+    IF b.max_tokens IS NULL AND b.suspended_until IS NULL THEN
+        DELETE FROM queue.rate_limit rl WHERE rl.concurrency_key = p_key;
+    END IF;
+    RETURN b;
+END $$;
+
+-- A key's rate limit and suspension (no row when it has neither).
+CREATE OR REPLACE FUNCTION queue.rate_limit_of(p_key text)
+ RETURNS SETOF queue.rate_limit
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT * FROM queue.rate_limit WHERE concurrency_key = p_key;
+$$;
+
+-- A step was told to back off (a rate-limited answer, retry after p_retry_after_ms): suspends every
+-- run of the run's key until then (due tasks of the key are not handed out before; leased ones
+-- finish) and hands this task back for then without counting the delivery. ok, stale or
+-- not_running, and the time the run comes back.
+CREATE OR REPLACE FUNCTION queue.workflow_rate_limited(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_retry_after_ms bigint)
+ RETURNS TABLE(outcome text, resume_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    r       queue.workflow_run := queue.workflow_lock(p_run_id);
+    v_queue text := '__wf_' || r.workflow_name;
+    v_until timestamptz;
+BEGIN
+    PERFORM queue.check_range('retryAfterMs', p_retry_after_ms, 0, 86400000);
+    IF r.status <> 'running' THEN
+        PERFORM queue.workflow_drop_message(v_queue, p_run_id, p_msg_id);
+        RETURN QUERY SELECT 'not_running'::text, NULL::timestamptz;
+        RETURN;
+    END IF;
+    IF r.current_msg_id IS DISTINCT FROM p_msg_id
+       OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
+        RETURN QUERY SELECT 'stale'::text, NULL::timestamptz;
+        RETURN;
+    END IF;
+    v_until := clock_timestamp() + make_interval(secs => p_retry_after_ms / 1000.0);
+    IF r.concurrency_key IS NOT NULL THEN
+        INSERT INTO queue.rate_limit AS rl (concurrency_key, suspended_until)
+        VALUES (r.concurrency_key, v_until)
+        ON CONFLICT (concurrency_key) DO UPDATE
+            SET suspended_until = greatest(rl.suspended_until, EXCLUDED.suspended_until)
+        RETURNING rl.suspended_until INTO v_until;
+    END IF;
+    EXECUTE format('UPDATE queue.%I SET vt = $2, read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1',
+                   'q_' || v_queue)
+        USING p_msg_id, v_until;
+    RETURN QUERY SELECT 'ok'::text, v_until;
+END $$;
