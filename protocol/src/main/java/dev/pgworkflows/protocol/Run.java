@@ -15,6 +15,8 @@ import java.util.List;
  * @param dueAt when the run's first task is due, for a start that asked for later
  * @param deadlineAt when the server ends the run as {@code timed_out} should it still be running
  * @param debounceKey the debounce key its starts gave
+ * @param concurrencyKey the concurrency key its start gave
+ * @param priority the priority its start gave (0 to 9, higher first)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Run(
@@ -34,7 +36,9 @@ public record Run(
     List<Child> children,
     Instant dueAt,
     Instant deadlineAt,
-    String debounceKey) {
+    String debounceKey,
+    String concurrencyKey,
+    Integer priority) {
 
   /**
    * The parent of a child run and the parent's step that started it; {@code workflow} is absent
@@ -65,7 +69,9 @@ public record Run(
         kids,
         dueAt,
         deadlineAt,
-        debounceKey);
+        debounceKey,
+        concurrencyKey,
+        priority);
   }
 
   /**

@@ -10,7 +10,8 @@ import java.util.List;
  * child run; {@code children} is filled when one run is read ({@link WorkflowClient#get}) and empty
  * in list pages. {@code dueAt} is when the first task of a delayed or debounced start is due and
  * {@code deadlineAt} when the server ends the run as {@link RunStatus#TIMED_OUT}; both null when
- * the start gave none.
+ * the start gave none. {@code concurrencyKey} and {@code priority} are those its start gave, if
+ * any.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(
@@ -29,7 +30,9 @@ public record RunInfo(
     Parent parent,
     List<Child> children,
     Instant dueAt,
-    Instant deadlineAt) {
+    Instant deadlineAt,
+    String concurrencyKey,
+    Integer priority) {
 
   /** The run whose step started this one. */
   public record Parent(long runId, String workflow, String step) {}

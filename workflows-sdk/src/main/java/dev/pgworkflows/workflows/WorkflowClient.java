@@ -322,7 +322,9 @@ public final class WorkflowClient {
                             c.runId(), c.workflow(), RunStatus.of(c.status()), c.step()))
                 .toList(),
         r.dueAt(),
-        r.deadlineAt());
+        r.deadlineAt(),
+        r.concurrencyKey(),
+        r.priority());
   }
 
   /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */

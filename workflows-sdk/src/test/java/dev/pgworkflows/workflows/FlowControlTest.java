@@ -87,6 +87,9 @@ class FlowControlTest {
     long b = server.client().start(wf, 2, StartOptions.concurrencyKey("k")).runId();
     server.serve(wf);
     awaitAll("one-at-once", List.of(a, b));
+    RunInfo first = server.client().get("one-at-once", a);
+    assertThat(first.concurrencyKey()).isEqualTo("k");
+    assertThat(first.priority()).isNull();
     assertThat(order.indexOf("2:before"))
         .as("the second run starts while the first sleeps: %s", order)
         .isLessThan(order.indexOf("1:after"));
@@ -224,5 +227,6 @@ class FlowControlTest {
     assertThat(order.get(0)).as("the low that waited longest").isEqualTo(0);
     assertThat(order.subList(1, 51)).as("then every high").allMatch(n -> n >= 100);
     assertThat(order.subList(51, 100)).as("then the other lows").allMatch(n -> n < 100);
+    assertThat(server.client().get("prioritised", runs.get(50)).priority()).isEqualTo(9);
   }
 }

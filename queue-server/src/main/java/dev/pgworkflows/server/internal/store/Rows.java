@@ -61,7 +61,9 @@ final class Rows {
             null,
             instant(rs, "due_at"),
             instant(rs, "deadline_at"),
-            rs.getString("debounce_key"));
+            rs.getString("debounce_key"),
+            rs.getString("concurrency_key"),
+            rs.getObject("priority", Integer.class));
     return new StoredRun(run, rs.getString("trace_context"));
   }
 
