@@ -95,8 +95,9 @@ BEGIN
     END IF;
 END $$;
 
--- Makes up to p_n of the oldest parked runs of a workflow's key due (woken), skipping waiting rows
--- and messages other transactions hold and dropping rows of runs that moved on; returns how many.
+-- Wakes up to p_n of the oldest waiting runs of a workflow's key (a slot is kept for each), making
+-- their parked messages due; skips waiting rows and messages other transactions hold and drops
+-- rows of runs that moved on; returns how many.
 CREATE OR REPLACE FUNCTION queue.flow_wake(p_name text, p_key text, p_n integer)
  RETURNS integer
  LANGUAGE plpgsql
@@ -129,9 +130,13 @@ BEGIN
             CONTINUE;
         END IF;
         -- A message someone holds is being handed out right now: that admission decides for its
-        -- run, and the next waiting run is woken instead.
+        -- run, and the next waiting run is woken instead. Only a parked message is made due: any
+        -- other comes due by itself (a look again, a suspension), or is one this transaction has
+        -- received to hand out (an admission waking its own run, or another run of the same
+        -- poll), whose lease and receipt must stand.
         v_msg := NULL;
-        EXECUTE format('UPDATE queue.%1$I SET vt = clock_timestamp() - $2'
+        EXECUTE format('UPDATE queue.%1$I SET vt = CASE WHEN vt = queue.parked_vt()'
+                       ' THEN clock_timestamp() - $2 ELSE vt END'
                        ' WHERE msg_id = (SELECT msg_id FROM queue.%1$I WHERE msg_id = $1 FOR UPDATE SKIP LOCKED)'
                        ' RETURNING msg_id', 'q_' || v_queue)
             USING w.msg_id, v_lead INTO v_msg;
@@ -238,7 +243,11 @@ BEGIN
     IF r.slot_held THEN
         RETURN true;
     END IF;
-    SELECT cl.max_active INTO v_limit FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name;
+    -- The key's own limit when it has one, else its workflow's.
+    SELECT coalesce((SELECT kl.max_active FROM queue.concurrency_key_limit kl
+                      WHERE kl.workflow_name = r.workflow_name AND kl.concurrency_key = r.concurrency_key),
+                    (SELECT cl.max_active FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name))
+      INTO v_limit;
     IF v_limit IS NULL THEN
         RETURN true;
     END IF;
@@ -346,7 +355,6 @@ CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit inte
 AS $$
 DECLARE
     k       record;
-    v_held  int;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_limit IS NULL THEN
@@ -356,16 +364,92 @@ BEGIN
         INSERT INTO queue.concurrency_limit (workflow_name, max_active) VALUES (p_name, p_limit)
         ON CONFLICT (workflow_name) DO UPDATE SET max_active = EXCLUDED.max_active, updated_at = now();
     END IF;
+    -- Keys with a limit of their own are left alone.
     FOR k IN SELECT DISTINCT cw.concurrency_key FROM queue.concurrency_wait cw
-              WHERE cw.workflow_name = p_name ORDER BY 1 LOOP
-        PERFORM pg_advisory_xact_lock(hashtextextended('slot' || chr(1) || p_name || chr(1) || k.concurrency_key, 11));
-        SELECT count(*) INTO v_held FROM queue.workflow_run wr
-         WHERE wr.workflow_name = p_name AND wr.concurrency_key = k.concurrency_key AND wr.slot_held;
-        PERFORM queue.flow_wake(p_name, k.concurrency_key,
-                                CASE WHEN p_limit IS NULL THEN 2147483647 ELSE greatest(p_limit - v_held, 0) END);
+              WHERE cw.workflow_name = p_name
+                AND NOT EXISTS (SELECT 1 FROM queue.concurrency_key_limit kl
+                                 WHERE kl.workflow_name = p_name AND kl.concurrency_key = cw.concurrency_key)
+              ORDER BY 1 LOOP
+        PERFORM queue.flow_wake_up_to(p_name, k.concurrency_key, p_limit);
     END LOOP;
     RETURN p_limit;
 END $$;
+
+-- Wakes as many parked runs of a workflow's key as p_limit (null: no limit) lets hold a slot
+-- beside those holding one now, under the key's admission lock.
+CREATE OR REPLACE FUNCTION queue.flow_wake_up_to(p_name text, p_key text, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_held int;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('slot' || chr(1) || p_name || chr(1) || p_key, 11));
+    SELECT count(*) INTO v_held FROM queue.workflow_run wr
+     WHERE wr.workflow_name = p_name AND wr.concurrency_key = p_key AND wr.slot_held;
+    RETURN queue.flow_wake(p_name, p_key,
+                           CASE WHEN p_limit IS NULL THEN 2147483647 ELSE greatest(p_limit - v_held, 0) END);
+END $$;
+
+-- Sets (p_limit 1 to 100000) or removes (null) the concurrency limit of one key of a workflow, which
+-- then holds for that key in place of the workflow's limit; wakes the parked runs of the key that
+-- the limit now in force lets through. Returns the key's own limit (null when removed).
+CREATE OR REPLACE FUNCTION queue.set_key_concurrency_limit(p_name text, p_key text, p_limit integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+BEGIN
+    PERFORM queue.check_workflow_name(p_name);
+    PERFORM queue.check_flow_key(p_key);
+    IF p_limit IS NULL THEN
+        DELETE FROM queue.concurrency_key_limit kl
+         WHERE kl.workflow_name = p_name AND kl.concurrency_key = p_key;
+    ELSE
+        PERFORM queue.check_range('limit', p_limit, 1, 100000);
+        INSERT INTO queue.concurrency_key_limit (workflow_name, concurrency_key, max_active)
+        VALUES (p_name, p_key, p_limit)
+        ON CONFLICT (workflow_name, concurrency_key)
+        DO UPDATE SET max_active = EXCLUDED.max_active, updated_at = now();
+    END IF;
+    PERFORM queue.flow_wake_up_to(p_name, p_key, queue.concurrency_limit_for(p_name, p_key));
+    RETURN p_limit;
+END $$;
+
+-- One key's own concurrency limit (null: the key has none, its workflow's holds).
+CREATE OR REPLACE FUNCTION queue.key_concurrency_limit_of(p_name text, p_key text)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT max_active FROM queue.concurrency_key_limit WHERE workflow_name = p_name AND concurrency_key = p_key;
+$$;
+
+-- The concurrency limit in force for a workflow's key: the key's own, else the workflow's (null:
+-- none).
+CREATE OR REPLACE FUNCTION queue.concurrency_limit_for(p_name text, p_key text)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT coalesce((SELECT max_active FROM queue.concurrency_key_limit
+                      WHERE workflow_name = p_name AND concurrency_key = p_key),
+                    (SELECT max_active FROM queue.concurrency_limit WHERE workflow_name = p_name));
+$$;
+
+-- A workflow's keys with a concurrency limit of their own, by key.
+CREATE OR REPLACE FUNCTION queue.key_concurrency_limits(p_name text)
+ RETURNS TABLE(concurrency_key text, max_active integer)
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+AS $$
+    SELECT kl.concurrency_key, kl.max_active FROM queue.concurrency_key_limit kl
+     WHERE kl.workflow_name = p_name ORDER BY kl.concurrency_key;
+$$;
 
 -- A workflow's concurrency limit (null: none).
 CREATE OR REPLACE FUNCTION queue.concurrency_limit_of(p_name text)

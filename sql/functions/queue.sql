@@ -164,9 +164,29 @@ BEGIN
             p_queue, v_name USING ERRCODE = '22023';
     END IF;
     SELECT w.run_id INTO v_run
-      FROM queue.workflow_start(v_name, p_body, NULL, p_headers ->> 'idempotencyKey') w;
+      FROM queue.workflow_start(v_name, p_body, NULL, p_headers ->> 'idempotencyKey', NULL, 365, NULL,
+                                queue.workflow_start_headers(p_headers)) w;
     RETURN v_run;
 END $$;
+
+-- The start fields a send to a workflow's queue carries in its headers: concurrencyKey, priority,
+-- delayMs or startAt, deadlineMs or deadlineAt (numbers may come as strings of digits); null when
+-- it carries none. workflow_start checks them and names the field.
+CREATE OR REPLACE FUNCTION queue.workflow_start_headers(p_headers jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT nullif(jsonb_object_agg(f, CASE WHEN f IN ('priority', 'delayMs', 'deadlineMs')
+                                                AND jsonb_typeof(p_headers -> f) = 'string'
+                                                AND p_headers ->> f ~ '^-?[0-9]{1,18}$'
+                                           THEN to_jsonb((p_headers ->> f)::numeric)
+                                           ELSE p_headers -> f END),
+                  '{}'::jsonb)
+      FROM unnest(ARRAY['concurrencyKey', 'priority', 'delayMs', 'startAt', 'deadlineMs', 'deadlineAt']) f
+     WHERE jsonb_typeof(p_headers) = 'object' AND p_headers -> f IS NOT NULL
+       AND jsonb_typeof(p_headers -> f) <> 'null';
+$$;
 
 -- Sends one message; in a FIFO group it becomes the head only when the group is empty. Notifies
 -- when it is visible now. A send to a workflow's queue __wf_<name> starts a run instead
@@ -259,10 +279,17 @@ DECLARE
     v_now timestamptz := coalesce(p_now, clock_timestamp());
     v_vt  int := coalesce(p_vt, m.visibility_timeout);
     r     record;
+    v_skip text := '';
 BEGIN
     PERFORM queue.check_range('receive count', p_qty, 1, 1000);
     PERFORM queue.check_range('visibility timeout (seconds)', v_vt, 0, 43200);
-    IF m.max_receives IS NULL THEN
+    -- Paused groups (queue.group_pause, operations.sql) are passed by; only a queue that has one
+    -- (its count is on the queue's row) pays for looking at each candidate's group.
+    IF m.paused_groups > 0 THEN
+        v_skip := ' AND NOT EXISTS (SELECT 1 FROM queue.group_pause gp'
+                  ' WHERE gp.queue_name = $6 AND gp.group_id = c.group_id)';
+    END IF;
+    IF m.max_receives IS NULL AND v_skip = '' THEN
         RETURN QUERY EXECUTE queue.prepared_sql('q_recv_' || p_name, 'q_' || p_name, $q$
             WITH cand AS (
                 SELECT msg_id FROM queue.%1$I
@@ -284,14 +311,14 @@ BEGIN
 
     FOR r IN EXECUTE format($q$
         WITH cand AS (
-            SELECT msg_id FROM queue.%1$I
-             WHERE head AND vt <= $1 AND ($4::jsonb IS NULL OR body @> $4)
-             ORDER BY vt, msg_id
+            SELECT c.msg_id FROM queue.%1$I c
+             WHERE c.head AND c.vt <= $1 AND ($4::jsonb IS NULL OR c.body @> $4)%2$s
+             ORDER BY c.vt, c.msg_id
              LIMIT $2
              FOR UPDATE SKIP LOCKED
         ), dead AS (
             DELETE FROM queue.%1$I q USING cand
-             WHERE q.msg_id = cand.msg_id AND q.read_ct >= $5
+             WHERE q.msg_id = cand.msg_id AND q.read_ct >= coalesce($5, 2147483647)
             RETURNING q.*
         ), moved AS (
             INSERT INTO queue.dead_letter (queue_name, msg_id, group_id, read_ct, enqueued_at, body, headers)
@@ -299,13 +326,13 @@ BEGIN
         ), upd AS (
             UPDATE queue.%1$I q
                SET vt = $1 + make_interval(secs => $3), read_ct = q.read_ct + 1
-              FROM cand WHERE q.msg_id = cand.msg_id AND q.read_ct < $5
+              FROM cand WHERE q.msg_id = cand.msg_id AND q.read_ct < coalesce($5, 2147483647)
             RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.vt, q.body, q.headers, q.group_id
         )
         SELECT false AS dead, u.* FROM upd u
         UNION ALL
         SELECT true, d.msg_id, d.read_ct, d.enqueued_at, d.vt, d.body, d.headers, d.group_id FROM dead d
-        ORDER BY msg_id$q$, 'q_' || p_name)
+        ORDER BY msg_id$q$, 'q_' || p_name, v_skip)
         USING v_now, p_qty, v_vt, p_matcher, m.max_receives, p_name
     LOOP
         IF r.dead THEN

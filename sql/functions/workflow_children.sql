@@ -4,8 +4,10 @@
 -- Starts the child run of a parent's step, exactly once: the child's idempotency key is derived
 -- from the parent run and the step, so a replay of the step gets the same child. The child may be
 -- of any workflow and version; its retention is at least its parent's. P0002 when the parent does
--- not exist, WF002 when it is not running.
-CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_parent_step text, p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_on_parent_cancel text DEFAULT 'cancel'::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text)
+-- not exist, WF002 when it is not running. p_timing carries the child's concurrencyKey, priority and
+-- deadline (deadlineMs or deadlineAt), as a start's fields (see workflow_start).
+DROP FUNCTION IF EXISTS queue.workflow_start_child(bigint, text, text, jsonb, integer, text, integer, integer, text);
+CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_parent_step text, p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_on_parent_cancel text DEFAULT 'cancel'::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -18,6 +20,11 @@ BEGIN
     IF p_on_parent_cancel IS NULL OR p_on_parent_cancel NOT IN ('cancel', 'abandon') THEN
         RAISE EXCEPTION 'onParentCancel must be cancel or abandon' USING ERRCODE = '22023';
     END IF;
+    IF p_timing IS NOT NULL AND (jsonb_typeof(p_timing) <> 'object'
+       OR p_timing ?| ARRAY['startAt', 'delayMs', 'debounceKey', 'debounceMs']) THEN
+        RAISE EXCEPTION 'a child run takes concurrencyKey, priority and a deadline, not startAt, delayMs or a debounce'
+            USING ERRCODE = '22023';
+    END IF;
     -- Shared: a cancel of the parent waits for this child, and then finds it.
     SELECT * INTO p FROM queue.workflow_run wr WHERE wr.run_id = p_parent_run_id FOR SHARE;
     IF NOT FOUND THEN
@@ -27,7 +34,8 @@ BEGIN
       FROM queue.workflow_start(p_name, p_input, p_version,
                                 '__child/' || p_parent_run_id || '/' || p_parent_step,
                                 greatest(coalesce(p_retention_days, p.retention_days), p.retention_days),
-                                greatest(p_max_retention_days, p.retention_days), p_trace_context) s;
+                                greatest(p_max_retention_days, p.retention_days), p_trace_context,
+                                p_timing) s;
     IF c.created THEN
         IF p.status <> 'running' THEN
             RAISE EXCEPTION 'parent run % is %, so it starts no children', p_parent_run_id, p.status

@@ -19,14 +19,19 @@ DECLARE
     v_ct      int;
     v_vt      timestamptz;
     v_lease   int := coalesce(p_lease, 60);
+    v_paused  timestamptz;
 BEGIN
-    SELECT wr.workflow_name, wr.status, wr.current_msg_id INTO v_name, v_status, v_current
+    SELECT wr.workflow_name, wr.status, wr.current_msg_id, wr.paused_at INTO v_name, v_status, v_current, v_paused
       FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'workflow run % does not exist', p_run_id USING ERRCODE = 'P0002';
     END IF;
     IF v_status <> 'running' THEN
         RETURN; -- no row: the caller takes the general path
+    END IF;
+    -- A paused run or workflow goes no further: the general path hands the run back.
+    IF v_paused IS NOT NULL OR EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = v_name) THEN
+        RETURN;
     END IF;
     IF v_current IS DISTINCT FROM p_msg_id THEN
         RETURN QUERY SELECT 'stale'::text, NULL::bigint, NULL::bigint;
@@ -89,7 +94,8 @@ BEGIN
 END $$;
 
 -- Journals a step exactly once and sends the run on (continue inline, sleep, wait, or end) in one
--- transaction; a duplicate only acks.
+-- transaction; a duplicate only acks. An inline continuation of a paused run or workflow hands the
+-- run back (outcome paused).
 CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_result jsonb, p_lease integer DEFAULT 60)
  RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
  LANGUAGE plpgsql
@@ -177,6 +183,13 @@ BEGIN
     END IF;
 
     v_wait := nullif(p_next -> 'wait', 'null'::jsonb);
+    -- An inline continuation of a paused run or workflow is handed back instead: its next task
+    -- is due now and handed out after the resume; the worker is told so (paused).
+    IF coalesce((p_next ->> 'inline')::boolean, false)
+       AND (r.paused_at IS NOT NULL
+            OR EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = r.workflow_name)) THEN
+        v_status := 'paused';
+    END IF;
     IF v_wait IS NOT NULL AND nullif(p_next -> 'delayMs', 'null'::jsonb) IS NULL THEN
         -- A wait with no timeout has no message until something it waits for comes.
         v_msg := NULL;
@@ -199,7 +212,7 @@ BEGIN
         UPDATE queue.workflow_run wr SET current_msg_id = v_msg WHERE wr.run_id = p_run_id;
     END IF;
     PERFORM queue.delete(v_queue, p_msg_id);
-    RETURN QUERY SELECT 'ok'::text, wr.current_msg_id, NULL::bigint
+    RETURN QUERY SELECT coalesce(v_status, 'ok'), wr.current_msg_id, NULL::bigint
                    FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
 END $$;
 
@@ -337,6 +350,7 @@ DECLARE
     v_slow_out  text[] := '{}';
     v_slow_msg  bigint[] := '{}';
     v_slow_rc   bigint[] := '{}';
+    v_paused    boolean;
     i           queue.workflow_completion;
     c           record;
 BEGIN
@@ -348,6 +362,7 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = '__wf_' || p_name) THEN
         RAISE EXCEPTION 'workflow "%" has no runs', p_name USING ERRCODE = 'P0002';
     END IF;
+    v_paused := EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name);
 
     -- A run that ends here is locked first, runs before messages in id order
     -- as every other writer does. An inline step changes only its message,
@@ -373,7 +388,7 @@ BEGIN
                    run_id, msg_id, receipt, step_name, step_kind, output, error, started_at, next,
                    result, lease, ord)),
          r AS (
-        SELECT wr.run_id, wr.status, wr.current_msg_id
+        SELECT wr.run_id, wr.status, wr.current_msg_id, wr.paused_at
           FROM queue.workflow_run wr
          WHERE wr.run_id = ANY (ARRAY(SELECT j.run_id FROM j)) AND wr.workflow_name = p_name),
          k AS (
@@ -382,7 +397,9 @@ BEGIN
                     WHEN r.status <> 'running' THEN 'slow'
                     -- A message that is not the run's own holds no lease on it.
                     WHEN r.current_msg_id IS DISTINCT FROM j.msg_id THEN 'stale'
-                    WHEN j.next = '{"inline": true}'::jsonb AND j.result IS NULL THEN 'inline'
+                    -- A paused run or workflow is handed back by the general path.
+                    WHEN j.next = '{"inline": true}'::jsonb AND j.result IS NULL
+                         AND r.paused_at IS NULL AND NOT v_paused THEN 'inline'
                     WHEN j.next IS NULL AND j.result IS NOT NULL THEN 'finish'
                     ELSE 'slow' END AS cls
           FROM j LEFT JOIN r ON r.run_id = j.run_id)

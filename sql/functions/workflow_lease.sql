@@ -51,7 +51,8 @@ BEGIN
 END $$;
 
 -- Leases up to p_qty due tasks of the given versions, each with its run's input and journal;
--- journals due wait timeouts; drops messages of ended runs.
+-- journals due wait timeouts; drops messages of ended runs. Nothing while the workflow is paused;
+-- a paused run's due task is parked until its resume.
 CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer)
  RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
  LANGUAGE plpgsql
@@ -67,6 +68,8 @@ DECLARE
     v_keyed queue.message[];
     v_round int := 0;
     v_held  int;
+    v_parked int;
+    v_last_key text;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     PERFORM queue.check_range('max', p_qty, 1, 100);
@@ -76,11 +79,16 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = v_queue) THEN
         RETURN;
     END IF;
+    -- A paused workflow hands nothing out; its due tasks stay due for the resume (operations.sql).
+    IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name) THEN
+        RETURN;
+    END IF;
     -- Tasks of keyed runs are admitted after the rest, in key order (flow_admit); those it holds
     -- back leave room that one more round fills.
     <<rounds>>
     LOOP
         v_round := v_round + 1;
+        v_parked := 0;
         FOREACH v IN ARRAY p_versions LOOP
             EXIT WHEN n + coalesce(cardinality(v_keyed), 0) >= p_qty;
             FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n - coalesce(cardinality(v_keyed), 0), p_lease,
@@ -88,6 +96,11 @@ BEGIN
                 SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
                 IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
                     PERFORM queue.delete(v_queue, m.msg_id);
+                    CONTINUE;
+                END IF;
+                IF r.paused_at IS NOT NULL THEN
+                    PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
+                    v_parked := v_parked + 1;
                     CONTINUE;
                 END IF;
                 IF m.body ->> 'reason' = 'timeout' THEN
@@ -137,7 +150,9 @@ BEGIN
                 RETURN NEXT;
             END LOOP;
         END LOOP;
-        EXIT rounds WHEN v_keyed IS NULL;
+        -- Tasks of paused runs parked this round left room too.
+        EXIT rounds WHEN v_keyed IS NULL AND (v_parked = 0 OR n >= p_qty OR v_round >= 3);
+        CONTINUE rounds WHEN v_keyed IS NULL;
         v_held := cardinality(v_keyed);
         FOR m IN SELECT k.msg_id, k.read_ct, k.enqueued_at, k.vt, k.body, k.headers, k.group_id
                    FROM unnest(v_keyed) WITH ORDINALITY k
@@ -155,6 +170,21 @@ BEGIN
                 PERFORM queue.delete(v_queue, m.msg_id);
                 CONTINUE;
             END IF;
+            IF r.paused_at IS NOT NULL THEN
+                PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
+                v_parked := v_parked + 1;
+                CONTINUE;
+            END IF;
+            -- Key locks are taken in key order across rounds too: a key before one a previous round
+            -- locked is left due for the next poll (this receive not counted), else two polls could
+            -- wait for each other's keys.
+            IF r.concurrency_key < v_last_key THEN
+                EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp(), read_ct = greatest(read_ct - 1, 0)'
+                               ' WHERE msg_id = $1', 'q_' || v_queue)
+                    USING m.msg_id;
+                CONTINUE;
+            END IF;
+            v_last_key := r.concurrency_key;
             CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
             v_held := v_held - 1;
             n := n + 1;
@@ -170,7 +200,7 @@ BEGIN
             trace_context := r.trace_context;
             RETURN NEXT;
         END LOOP;
-        EXIT rounds WHEN v_held = 0 OR n >= p_qty OR v_round >= 3;
+        EXIT rounds WHEN (v_held = 0 AND v_parked = 0) OR n >= p_qty OR v_round >= 3;
         v_keyed := NULL;
     END LOOP rounds;
 END $$;
@@ -226,4 +256,48 @@ BEGIN
                    ' WHERE msg_id = $1', 'q_' || v_queue)
         USING p_msg_id, make_interval(secs => p_delay_ms / 1000.0), coalesce(p_counts, true);
     RETURN 'ok';
+END $$;
+
+-- Parks the due task of a paused run, just received: not due until the run is resumed
+-- (workflow_run_pause makes it due), this receive not counted. Decided with the run's row locked,
+-- as a resume locks it: a run someone holds is looked at again in a second, a run resumed since
+-- the poll read it is due again now. A keyed run gives up its slot, or its place in line (a slot
+-- kept for it passed on), to the next run of its key; after the resume it is admitted afresh.
+CREATE OR REPLACE FUNCTION queue.workflow_park_paused(p_queue text, p_run_id bigint, p_msg_id bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    r       queue.workflow_run;
+    v_tbl   text := 'q_' || p_queue;
+    v_woken boolean;
+BEGIN
+    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = p_run_id FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
+                       ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
+            USING p_msg_id;
+        RETURN;
+    END IF;
+    IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM p_msg_id THEN
+        PERFORM queue.delete(p_queue, p_msg_id);
+        RETURN;
+    END IF;
+    EXECUTE format('UPDATE queue.%I SET vt = CASE WHEN $2 THEN queue.parked_vt() ELSE clock_timestamp() END,'
+                   ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
+        USING p_msg_id, r.paused_at IS NOT NULL;
+    IF r.paused_at IS NULL OR r.concurrency_key IS NULL THEN
+        RETURN;
+    END IF;
+    IF r.slot_held THEN
+        UPDATE queue.workflow_run wr SET slot_held = NULL WHERE wr.run_id = p_run_id;
+        PERFORM queue.flow_wake(r.workflow_name, r.concurrency_key, 1);
+    END IF;
+    DELETE FROM queue.concurrency_wait cw
+     WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+       AND cw.run_id = p_run_id
+    RETURNING cw.woken INTO v_woken;
+    IF v_woken THEN
+        PERFORM queue.flow_wake(r.workflow_name, r.concurrency_key, 1);
+    END IF;
 END $$;

@@ -55,21 +55,28 @@ AS $$
      ORDER BY w.name;
 $$;
 
--- Every workflow with its run counts per status. (timed_out is compared as text: this body is
--- checked in the transaction that may have just added that value.)
+-- Every workflow with its run counts per status and whether it is paused (a paused workflow
+-- without runs too). (timed_out is compared as text: this body is checked in the transaction that
+-- may have just added that value.)
 DROP FUNCTION IF EXISTS queue.workflow_summary();
 CREATE OR REPLACE FUNCTION queue.workflow_summary()
- RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint, timed_out bigint)
+ RETURNS TABLE(workflow_name text, running bigint, completed bigint, failed bigint, cancelled bigint, timed_out bigint, paused boolean)
  LANGUAGE sql
  STABLE
 AS $$
-    SELECT r.workflow_name,
-           count(*) FILTER (WHERE r.status = 'running'),
-           count(*) FILTER (WHERE r.status = 'completed'),
-           count(*) FILTER (WHERE r.status = 'failed'),
-           count(*) FILTER (WHERE r.status = 'cancelled'),
-           count(*) FILTER (WHERE r.status::text = 'timed_out')
-      FROM queue.workflow_run r
-     GROUP BY r.workflow_name
-     ORDER BY r.workflow_name;
+    SELECT s.* FROM (
+        SELECT r.workflow_name,
+               count(*) FILTER (WHERE r.status = 'running'),
+               count(*) FILTER (WHERE r.status = 'completed'),
+               count(*) FILTER (WHERE r.status = 'failed'),
+               count(*) FILTER (WHERE r.status = 'cancelled'),
+               count(*) FILTER (WHERE r.status::text = 'timed_out'),
+               EXISTS (SELECT 1 FROM queue.workflow_pause p WHERE p.workflow_name = r.workflow_name)
+          FROM queue.workflow_run r
+         GROUP BY r.workflow_name
+        UNION ALL
+        SELECT p.workflow_name, 0, 0, 0, 0, 0, true
+          FROM queue.workflow_pause p
+         WHERE NOT EXISTS (SELECT 1 FROM queue.workflow_run r WHERE r.workflow_name = p.workflow_name)) s
+     ORDER BY s.workflow_name;
 $$;

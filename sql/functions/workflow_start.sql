@@ -280,6 +280,10 @@ BEGIN
     IF p_versions IS NULL OR cardinality(p_versions) = 0 OR array_position(p_versions, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'versions must name at least one version' USING ERRCODE = '22023';
     END IF;
+    -- A paused workflow takes starts but hands nothing out: no run has version 0, so none is leased.
+    IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name) THEN
+        p_versions := ARRAY[0];
+    END IF;
     -- The starts' own NOTIFY is held back: whether one is needed is known
     -- only once the leases are taken.
     IF position('/' || v_queue || '/' IN v_seen) = 0 THEN

@@ -83,6 +83,8 @@ public final class Demo {
     System.out.println();
     System.out.println("look around:");
     System.out.println(
+        "  open " + url + "/ui#/workflows/onboard-user/runs/" + run + " (the dashboard)");
+    System.out.println(
         "  curl -H 'Authorization: Bearer "
             + token
             + "' "

@@ -4,8 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * A parent run's step starting its child: the child's workflow, input and version, and what a
- * cancel of the parent does to it ({@code cancel}, the default, or {@code abandon}).
+ * A parent run's step starting its child: the child's workflow, input and version, what a cancel of
+ * the parent does to it ({@code cancel}, the default, or {@code abandon}), and its flow control: a
+ * concurrency key, a priority and a deadline in milliseconds after its start (each may be null).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ChildStartRequest(
@@ -14,4 +15,19 @@ public record ChildStartRequest(
     JsonNode input,
     Integer version,
     String onParentCancel,
-    Integer retentionDays) {}
+    Integer retentionDays,
+    String concurrencyKey,
+    Integer priority,
+    Long deadlineMs) {
+
+  /** A child start without flow control. */
+  public ChildStartRequest(
+      String step,
+      String workflow,
+      JsonNode input,
+      Integer version,
+      String onParentCancel,
+      Integer retentionDays) {
+    this(step, workflow, input, version, onParentCancel, retentionDays, null, null, null);
+  }
+}

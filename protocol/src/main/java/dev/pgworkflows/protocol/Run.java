@@ -17,6 +17,8 @@ import java.util.List;
  * @param debounceKey the debounce key its starts gave
  * @param concurrencyKey the concurrency key its start gave
  * @param priority the priority its start gave (0 to 9, higher first)
+ * @param paused whether an operator paused the run: its task is handed out only after a resume
+ * @param forkedFrom the run and step this run was forked from, when it is a fork
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Run(
@@ -38,7 +40,12 @@ public record Run(
     Instant deadlineAt,
     String debounceKey,
     String concurrencyKey,
-    Integer priority) {
+    Integer priority,
+    boolean paused,
+    ForkedFrom forkedFrom) {
+
+  /** The run a fork was made from and the step from which the fork went its own way. */
+  public record ForkedFrom(long runId, String step) {}
 
   /**
    * The parent of a child run and the parent's step that started it; {@code workflow} is absent
@@ -71,7 +78,9 @@ public record Run(
         deadlineAt,
         debounceKey,
         concurrencyKey,
-        priority);
+        priority,
+        paused,
+        forkedFrom);
   }
 
   /**

@@ -18,13 +18,16 @@ import dev.pgworkflows.server.internal.engine.Timers;
 import dev.pgworkflows.server.internal.engine.VersionRegistry;
 import dev.pgworkflows.server.internal.engine.Waiters;
 import dev.pgworkflows.server.internal.engine.Wakeups;
+import dev.pgworkflows.server.internal.engine.WorkerSightings;
 import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.http.AuditRoutes;
 import dev.pgworkflows.server.internal.http.Auth;
+import dev.pgworkflows.server.internal.http.BlockerRoutes;
 import dev.pgworkflows.server.internal.http.ChildRoutes;
 import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.Exposure;
 import dev.pgworkflows.server.internal.http.FlowRoutes;
+import dev.pgworkflows.server.internal.http.GroupRoutes;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.JournalRoutes;
 import dev.pgworkflows.server.internal.http.LeaseRoutes;
@@ -33,25 +36,32 @@ import dev.pgworkflows.server.internal.http.OperatorAudit;
 import dev.pgworkflows.server.internal.http.PollRoutes;
 import dev.pgworkflows.server.internal.http.QueueRoutes;
 import dev.pgworkflows.server.internal.http.RouteScopes;
+import dev.pgworkflows.server.internal.http.RunControlRoutes;
 import dev.pgworkflows.server.internal.http.RunRoutes;
 import dev.pgworkflows.server.internal.http.ScheduleRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
 import dev.pgworkflows.server.internal.http.TopicRoutes;
+import dev.pgworkflows.server.internal.http.UiRoutes;
 import dev.pgworkflows.server.internal.http.WebServer;
+import dev.pgworkflows.server.internal.http.WorkerRoutes;
 import dev.pgworkflows.server.internal.maintenance.Deadlines;
 import dev.pgworkflows.server.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.server.internal.maintenance.Retention;
 import dev.pgworkflows.server.internal.maintenance.ScheduleTicker;
 import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
+import dev.pgworkflows.server.internal.maintenance.WorkerRegistry;
 import dev.pgworkflows.server.internal.store.AuditStore;
+import dev.pgworkflows.server.internal.store.BlockerStore;
 import dev.pgworkflows.server.internal.store.FlowStore;
+import dev.pgworkflows.server.internal.store.OperationsStore;
 import dev.pgworkflows.server.internal.store.QueueStore;
 import dev.pgworkflows.server.internal.store.RunStore;
 import dev.pgworkflows.server.internal.store.ScheduleStore;
 import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.server.internal.store.TaskStore;
 import dev.pgworkflows.server.internal.store.TopicStore;
+import dev.pgworkflows.server.internal.store.WorkerStore;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
 import dev.pgworkflows.server.internal.telemetry.RunSpans;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
@@ -60,6 +70,7 @@ import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -241,31 +252,40 @@ public final class QueueServer implements AutoCloseable {
         new Deadlines(runs, runEnds, Duration.ofMillis(config.deadlineIntervalMs()), clock);
     closeables.add(deadlines);
     streams = new TaskStreams(tasks, longPoll, timers, clock);
+    // The workers seen by this server's polls and streams, in memory; written every few seconds.
+    WorkerSightings sightings = new WorkerSightings(config.workerExpiryMs());
+    WorkerStore workerStore = new WorkerStore(sql);
     Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
     Completions completions =
         new Completions(tasks, timers, events, runEnds, spans, versions, clock);
 
     StartRoutes startRoutes = new StartRoutes(starts, tracing);
     RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
+    OperationsStore operations = new OperationsStore(sql);
     List<Consumer<RoutesConfig>> routes =
         List.of(
             // The worker protocol's and the runs' routes, the busiest, first.
-            new PollRoutes(new TaskPolls(tasks, longPoll, versions))::register,
-            new StreamRoutes(streams, versions)::register,
+            new PollRoutes(new TaskPolls(tasks, longPoll, versions), sightings)::register,
+            new StreamRoutes(streams, versions, sightings)::register,
             new CompletionRoutes(completions, streams, clock)::register,
             new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
             new JournalRoutes(tasks)::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
+            new RunControlRoutes(operations, runs)::register,
             new ChildRoutes(runs, events, tracing)::register,
             new ScheduleRoutes(new ScheduleStore(sql), clock)::register,
             new FlowRoutes(new FlowStore(sql), timers)::register,
             new HealthRoutes(sql, wakeups::connected)::register,
+            new UiRoutes()::register,
             metrics::register,
             new QueueRoutes(queues)::register,
             new MessageRoutes(queues, longPoll, timers, clock)::register,
+            new GroupRoutes(operations)::register,
             new TopicRoutes(new TopicStore(sql), delivery::nudge, webhookTargets)::register,
+            new BlockerRoutes(new BlockerStore(sql), config.workerExpiryMs())::register,
+            new WorkerRoutes(workerStore, config.workerExpiryMs())::register,
             new AuditRoutes(auditStore)::register);
     app =
         WebServer.start(
@@ -285,6 +305,10 @@ public final class QueueServer implements AutoCloseable {
     retention.start(scheduler);
     ticker.start(scheduler);
     deadlines.start(scheduler);
+    WorkerRegistry workers =
+        new WorkerRegistry(sightings, workerStore, serverId(app.port()), config.workerExpiryMs());
+    closeables.add(workers);
+    workers.start(scheduler);
     log.info(
         "pgworkflows server listening on {}:{} (database: {})",
         config.bind(),
@@ -399,6 +423,17 @@ public final class QueueServer implements AutoCloseable {
         log.warn("error while stopping: {}", e.getMessage());
       }
     }
+  }
+
+  /** How the workers listing names this server: its host name and port. */
+  private static String serverId(int port) {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "localhost";
+    }
+    return host + ":" + port;
   }
 
   private static ThreadFactory daemon(String name) {

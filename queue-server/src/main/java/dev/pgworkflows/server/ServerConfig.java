@@ -24,6 +24,8 @@ import java.util.Optional;
  *     scope ({@code WORKFLOWS_INSECURE_NO_AUTH=true}); the server warns at start and every hour
  * @param webhookAllow addresses, CIDR ranges and host names webhooks may reach although they are
  *     loopback, private, link-local... ({@code WORKFLOWS_WEBHOOK_ALLOW}, comma-separated)
+ * @param workerExpiryMs how long a worker not seen stays in the workers listing ({@code
+ *     WORKFLOWS_WORKER_EXPIRY_MS}, default 30 s)
  */
 public record ServerConfig(
     int port,
@@ -45,7 +47,8 @@ public record ServerConfig(
     int deliveryMaxAttempts,
     long deliveryTimeoutMs,
     long deliveryBackoffMs,
-    List<String> webhookAllow) {
+    List<String> webhookAllow,
+    long workerExpiryMs) {
 
   public ServerConfig {
     range("WORKFLOWS_PORT", port, 0, 65535);
@@ -60,6 +63,7 @@ public record ServerConfig(
     range("WORKFLOWS_DELIVERY_MAX_ATTEMPTS", deliveryMaxAttempts, 1, 100);
     range("WORKFLOWS_DELIVERY_TIMEOUT_MS", deliveryTimeoutMs, 10, 600_000);
     range("WORKFLOWS_DELIVERY_BACKOFF_MS", deliveryBackoffMs, 1, 3_600_000);
+    range("WORKFLOWS_WORKER_EXPIRY_MS", workerExpiryMs, 500, 86_400_000);
     apiTokens = List.copyOf(apiTokens);
     if (bind == null || bind.isBlank()) {
       throw new IllegalArgumentException("WORKFLOWS_BIND must name an address or a host");
@@ -111,7 +115,8 @@ public record ServerConfig(
         integer(env, "WORKFLOWS_DELIVERY_MAX_ATTEMPTS", 8),
         longValue(env, "WORKFLOWS_DELIVERY_TIMEOUT_MS", 10_000),
         longValue(env, "WORKFLOWS_DELIVERY_BACKOFF_MS", 1_000),
-        tokens(env.get("WORKFLOWS_WEBHOOK_ALLOW")));
+        tokens(env.get("WORKFLOWS_WEBHOOK_ALLOW")),
+        longValue(env, "WORKFLOWS_WORKER_EXPIRY_MS", 30_000));
   }
 
   /** A copy with another database URL and credentials. */
@@ -136,7 +141,8 @@ public record ServerConfig(
         deliveryMaxAttempts,
         deliveryTimeoutMs,
         deliveryBackoffMs,
-        webhookAllow);
+        webhookAllow,
+        workerExpiryMs);
   }
 
   private static List<String> tokens(String raw) {

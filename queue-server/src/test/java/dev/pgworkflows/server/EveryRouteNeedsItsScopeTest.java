@@ -45,7 +45,9 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{event}", "scoped-event")
           .replace("{pattern}", "scoped.*")
           .replace("{topic}", "scoped.topic")
-          .replace("{key}", "scoped-key");
+          .replace("{key}", "scoped-key")
+          .replace("{group}", "scoped-group")
+          .replace("{asset}", "app.js");
     }
 
     /** A body no route takes (a JSON array where objects go), so an allowed call stops at 400. */

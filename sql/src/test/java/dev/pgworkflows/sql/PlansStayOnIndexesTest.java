@@ -37,7 +37,12 @@ class PlansStayOnIndexesTest {
           + " 'schedule_create', 'schedule_update', 'schedule_register', 'schedule_pause',"
           + " 'schedule_delete', 'schedule_get', 'schedule_due', 'schedule_fire',"
           + " 'flow_start', 'flow_wake', 'flow_release', 'flow_admit', 'set_concurrency_limit',"
-          + " 'set_rate_limit', 'workflow_rate_limited', 'workflow_debounce', 'workflow_expire'";
+          + " 'set_rate_limit', 'workflow_rate_limited', 'workflow_debounce', 'workflow_expire',"
+          + " 'set_key_concurrency_limit', 'flow_wake_up_to', 'workflow_blockers', 'worker_report',"
+          + " 'worker_expire', 'worker_list',"
+          + " 'workflow_pause_set', 'workflow_run_pause', 'workflow_restart', 'workflow_fork',"
+          + " 'workflow_journal_with_aside', 'group_pause_set', 'group_park', 'parked_list',"
+          + " 'parked_redrive'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 

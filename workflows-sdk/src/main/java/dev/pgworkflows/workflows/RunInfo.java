@@ -11,7 +11,8 @@ import java.util.List;
  * in list pages. {@code dueAt} is when the first task of a delayed or debounced start is due and
  * {@code deadlineAt} when the server ends the run as {@link RunStatus#TIMED_OUT}; both null when
  * the start gave none. {@code concurrencyKey} and {@code priority} are those its start gave, if
- * any.
+ * any. {@code paused} says whether an operator paused the run ({@link WorkflowClient#pause}); a
+ * forked run ({@link WorkflowClient#fork}) names its origin in {@code forkedFrom}, null otherwise.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(
@@ -32,7 +33,12 @@ public record RunInfo(
     Instant dueAt,
     Instant deadlineAt,
     String concurrencyKey,
-    Integer priority) {
+    Integer priority,
+    boolean paused,
+    ForkedFrom forkedFrom) {
+
+  /** The run a fork was made from, and the step from which the fork went its own way. */
+  public record ForkedFrom(long runId, String step) {}
 
   /** The run whose step started this one. */
   public record Parent(long runId, String workflow, String step) {}

@@ -8,8 +8,8 @@ import java.time.Instant;
  * the run to that code version (default: the newest a worker serves); retention overrides the
  * default 30 days, clamped by the server's ceiling; a concurrency key and a priority are flow
  * control (see {@link #concurrencyKey} and {@link #withPriority}); a start time or a delay, a
- * deadline and a debounce are its timing (see {@link #startAt}, {@link #delay}, {@link #deadline}
- * and {@link #debounce}).
+ * deadline and a debounce are its timing (see {@link #startAt}, {@link #delay}, {@link #deadline},
+ * {@link #deadlineAt} and {@link #debounce}).
  */
 public record StartOptions(
     String idempotencyKey,
@@ -21,7 +21,8 @@ public record StartOptions(
     Duration delay,
     Duration deadline,
     String debounceKey,
-    Duration debounceWindow) {
+    Duration debounceWindow,
+    Instant deadlineAt) {
   private static final Duration ONE_YEAR = Duration.ofDays(365);
 
   public static final StartOptions NONE = new StartOptions(null, null, null);
@@ -48,6 +49,33 @@ public record StartOptions(
         null,
         null,
         null,
+        null,
+        null);
+  }
+
+  /** Options without a deadline at a fixed time. */
+  public StartOptions(
+      String idempotencyKey,
+      Integer version,
+      Integer retentionDays,
+      String concurrencyKey,
+      Integer priority,
+      Instant startAt,
+      Duration delay,
+      Duration deadline,
+      String debounceKey,
+      Duration debounceWindow) {
+    this(
+        idempotencyKey,
+        version,
+        retentionDays,
+        concurrencyKey,
+        priority,
+        startAt,
+        delay,
+        deadline,
+        debounceKey,
+        debounceWindow,
         null);
   }
 
@@ -75,6 +103,9 @@ public record StartOptions(
     }
     if (deadline != null && (deadline.toMillis() < 1 || deadline.compareTo(ONE_YEAR) > 0)) {
       throw new IllegalArgumentException("deadline must be between a millisecond and a year");
+    }
+    if (deadline != null && deadlineAt != null) {
+      throw new IllegalArgumentException("give a deadline or a deadline time, not both");
     }
     if ((debounceKey == null) != (debounceWindow == null)) {
       throw new IllegalArgumentException("a debounce key and its window go together");
@@ -119,6 +150,15 @@ public record StartOptions(
   }
 
   /**
+   * Options whose run the server ends as {@link RunStatus#TIMED_OUT} should it still be running at
+   * {@code at} (later than the run is due, at most a year after), as {@link #deadline} does. The
+   * server refuses a time already past with {@link ApiException} (400, field {@code deadlineAt}).
+   */
+  public static StartOptions deadlineAt(Instant at) {
+    return NONE.withDeadlineAt(at);
+  }
+
+  /**
    * Options of a trailing debounce: starts of the workflow with the same {@code key} within {@code
    * window} collapse into one run with the latest input, answered with the same run and {@link
    * Started#debounced()}. Each such start pushes the run's first task to now plus the window, but
@@ -141,7 +181,8 @@ public record StartOptions(
         null,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   /** These options with the first task due {@code d} after the start. */
@@ -156,7 +197,8 @@ public record StartOptions(
         d,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   /** These options with a deadline {@code d} after the run is due. */
@@ -171,7 +213,27 @@ public record StartOptions(
         delay,
         d,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        null);
+  }
+
+  /** These options with a deadline at {@code at}, which must be later than the run is due. */
+  public StartOptions withDeadlineAt(Instant at) {
+    if (at == null) {
+      throw new IllegalArgumentException("deadline time must not be null");
+    }
+    return new StartOptions(
+        idempotencyKey,
+        version,
+        retentionDays,
+        concurrencyKey,
+        priority,
+        startAt,
+        delay,
+        null,
+        debounceKey,
+        debounceWindow,
+        at);
   }
 
   /** These options with a debounce key and its window. */
@@ -186,7 +248,8 @@ public record StartOptions(
         delay,
         deadline,
         key,
-        window);
+        window,
+        deadlineAt);
   }
 
   /**
@@ -210,7 +273,8 @@ public record StartOptions(
         delay,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   /**
@@ -229,7 +293,8 @@ public record StartOptions(
         delay,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   public static StartOptions idempotencyKey(String key) {
@@ -247,7 +312,8 @@ public record StartOptions(
         delay,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   public StartOptions withVersion(int v) {
@@ -261,7 +327,8 @@ public record StartOptions(
         delay,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 
   public StartOptions withRetentionDays(int days) {
@@ -275,6 +342,7 @@ public record StartOptions(
         delay,
         deadline,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        deadlineAt);
   }
 }

@@ -4,7 +4,10 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 
-/** One journaled step of a run. */
+/**
+ * One journaled step of a run; {@code setAside} for a row a restart set aside (listed only when
+ * asked for: it is never replayed).
+ */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StepInfo(
     String name,
@@ -14,4 +17,5 @@ public record StepInfo(
     boolean timedOut,
     int attempts,
     Instant startedAt,
-    Instant completedAt) {}
+    Instant completedAt,
+    boolean setAside) {}

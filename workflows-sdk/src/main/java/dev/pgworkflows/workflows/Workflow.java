@@ -28,9 +28,11 @@ public final class Workflow<I, O> {
   private final Type outputType;
   private final WorkflowBody<I, O> body;
   private final List<Schedule> schedules;
+  private final Integer concurrency;
 
   private Workflow(Builder<I, O> b, WorkflowBody<I, O> body) {
     this.schedules = List.copyOf(b.schedules);
+    this.concurrency = b.concurrency;
     this.name = b.name;
     this.version = b.version;
     this.retention = b.retention;
@@ -68,6 +70,7 @@ public final class Workflow<I, O> {
     private Duration retention = Duration.ofDays(30);
     private Duration deadline;
     private final List<Schedule> schedules = new ArrayList<>();
+    private Integer concurrency;
 
     private Builder(String name, Type inputType, Type outputType) {
       this.name = checkName(name);
@@ -129,6 +132,24 @@ public final class Workflow<I, O> {
       return this;
     }
 
+    /**
+     * At most {@code n} runs of each concurrency key of this workflow ({@link
+     * StartOptions#concurrencyKey}) run at once (1 to 100000); the rest wait, oldest start first,
+     * and start as slots free. A worker sets it on the server when it starts ({@code PUT
+     * /v1/workflows/{name}/code-concurrency}, with the worker's own token), so a deploy with a
+     * changed limit applies it and the last worker to start wins. A key's own limit ({@link
+     * WorkflowClient#setKeyConcurrencyLimit}) still holds for that key. A limit dropped from the
+     * code stays on the server until removed ({@link WorkflowClient#setConcurrencyLimit} with
+     * null).
+     */
+    public Builder<I, O> concurrency(int n) {
+      if (n < 1 || n > 100_000) {
+        throw new IllegalArgumentException("concurrency must be between 1 and 100000, got " + n);
+      }
+      this.concurrency = n;
+      return this;
+    }
+
     public Workflow<I, O> run(WorkflowBody<I, O> body) {
       if (body == null) {
         throw new IllegalArgumentException("body must not be null");
@@ -171,11 +192,17 @@ public final class Workflow<I, O> {
     return schedules;
   }
 
+  /** The concurrency limit per key its workers set (see {@link Builder#concurrency}), or null. */
+  public Integer concurrency() {
+    return concurrency;
+  }
+
   /**
    * Starts a worker that takes this workflow's runs (from a task stream or by long polls) until
    * closed.
    */
   public Worker serve(WorkerOptions options) {
-    return TaskWorker.start(new Definition<>(name, version, inputType, body, schedules), options);
+    return TaskWorker.start(
+        new Definition<>(name, version, inputType, body, schedules, concurrency), options);
   }
 }

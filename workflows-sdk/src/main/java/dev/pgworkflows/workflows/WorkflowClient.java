@@ -3,9 +3,13 @@ package dev.pgworkflows.workflows;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ForkRequest;
+import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
+import dev.pgworkflows.protocol.RestartRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.SignalOutcome;
@@ -13,12 +17,16 @@ import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
+import dev.pgworkflows.protocol.Workers;
 import dev.pgworkflows.workflows.internal.http.Starts;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -113,7 +121,7 @@ public final class WorkflowClient {
     return new StartTiming(
         o.startAt(),
         o.delay() == null ? null : o.delay().toMillis(),
-        null,
+        o.deadlineAt(),
         o.deadline() == null ? null : o.deadline().toMillis(),
         o.debounceKey(),
         o.debounceWindow() == null ? null : o.debounceWindow().toMillis());
@@ -127,7 +135,7 @@ public final class WorkflowClient {
         options.retentionDays() == null
             ? options.withRetentionDays((int) workflow.retention().toDays())
             : options;
-    if (o.deadline() == null && workflow.deadline() != null) {
+    if (o.deadline() == null && o.deadlineAt() == null && workflow.deadline() != null) {
       o = o.withDeadline(workflow.deadline());
     }
     return start(workflow.name(), input, o);
@@ -178,6 +186,60 @@ public final class WorkflowClient {
         .toList();
   }
 
+  /**
+   * Why the run is not running now, the most binding reason first; an empty list when its task is
+   * due and about to be handed out. Reading it changes nothing.
+   */
+  public List<Blocker> blockers(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    JsonNode answer = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/blockers");
+    List<Blocker> out = new ArrayList<>();
+    for (JsonNode b : answer.path("blockers")) {
+      Map<String, Object> data = new LinkedHashMap<>();
+      b.properties()
+          .forEach(
+              e -> {
+                if (!e.getKey().equals("kind") && !e.getKey().equals("text")) {
+                  data.put(e.getKey(), Transport.JSON.convertValue(e.getValue(), Object.class));
+                }
+              });
+      out.add(new Blocker(b.path("kind").asText(), b.path("text").asText(), data));
+    }
+    return out;
+  }
+
+  /** As {@link #blockers(String, long)}, for a run this client started. */
+  public List<Blocker> blockers(Started run) {
+    return blockers(run.workflow(), run.runId());
+  }
+
+  /** The workers of every workflow seen lately (within the server's worker expiry). */
+  public List<WorkerInfo> workers() {
+    return workers(transport.get("/v1/workers", Workers.class));
+  }
+
+  /** The workers of one workflow seen lately. */
+  public List<WorkerInfo> workers(String workflow) {
+    Workflow.checkName(workflow);
+    return workers(transport.get("/v1/workers?workflow=" + workflow, Workers.class));
+  }
+
+  private static List<WorkerInfo> workers(Workers r) {
+    return r.workers().stream()
+        .map(
+            w ->
+                new WorkerInfo(
+                    w.id(),
+                    w.workflow(),
+                    w.host(),
+                    w.versions(),
+                    w.slots(),
+                    w.mode(),
+                    w.server(),
+                    w.lastSeen()))
+        .toList();
+  }
+
   public RunInfo get(String workflow, long runId) {
     Workflow.checkName(workflow);
     return runInfo(transport.get("/v1/workflows/" + workflow + "/runs/" + runId, Run.class));
@@ -218,6 +280,38 @@ public final class WorkflowClient {
   }
 
   /**
+   * Sets how many runs of {@code workflow} with concurrency key {@code key} may run at once, in
+   * place of the workflow's limit for every other key ({@code null} removes the key's own limit, so
+   * the workflow's holds again). Runs of the key waiting for a slot that the new limit lets through
+   * start at once. Needs scope {@code admin}.
+   */
+  public void setKeyConcurrencyLimit(String workflow, String key, Integer limit) {
+    Workflow.checkName(workflow);
+    if (key == null || key.isEmpty() || key.length() > 255) {
+      throw new IllegalArgumentException("key must be 1 to 255 characters");
+    }
+    if (limit != null && (limit < 1 || limit > 100_000)) {
+      throw new IllegalArgumentException("limit must be between 1 and 100000");
+    }
+    String path =
+        "/v1/workflows/"
+            + workflow
+            + "/concurrency/"
+            + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
+    if (limit == null) {
+      try {
+        transport.send("DELETE", path, null, Duration.ofSeconds(30));
+      } catch (ApiException e) {
+        if (e.status() != 404) {
+          throw e;
+        }
+      }
+      return;
+    }
+    transport.send("PUT", path, new KeyConcurrencyLimit(null, null, limit), Duration.ofSeconds(30));
+  }
+
+  /**
    * Lets runs with concurrency key {@code key} be handed out at most {@code limit} times per {@code
    * period} (a task's start or resumption each takes one); {@code limit} null removes it. Needs
    * scope {@code admin}.
@@ -241,12 +335,90 @@ public final class WorkflowClient {
   }
 
   /**
+   * Pauses {@code workflow}: starts are still taken, but none of its runs is handed out until
+   * {@link #resumeWorkflow}; a step running at the pause finishes and its run then waits. Needs
+   * scope {@code admin}.
+   */
+  public void pauseWorkflow(String workflow) {
+    Workflow.checkName(workflow);
+    transport.post("/v1/workflows/" + workflow + "/pause", null);
+  }
+
+  /** Resumes a paused workflow: its due runs are handed out again. Needs scope {@code admin}. */
+  public void resumeWorkflow(String workflow) {
+    Workflow.checkName(workflow);
+    transport.post("/v1/workflows/" + workflow + "/resume", null);
+  }
+
+  /**
+   * Pauses a running run: it is handed out only after {@link #resume}. Its sleeps, wait timeouts
+   * and retry backoffs still come due meanwhile; a step running at the pause finishes and is
+   * journaled. Needs scope {@code admin}; an {@link ApiException} with status 409 for a run that
+   * has ended.
+   */
+  public RunInfo pause(String workflow, long runId) {
+    return runAction(workflow, runId, "/pause", null);
+  }
+
+  /** Resumes a paused run: whatever came due during the pause is due now. */
+  public RunInfo resume(String workflow, long runId) {
+    return runAction(workflow, runId, "/resume", null);
+  }
+
+  /**
+   * Restarts a failed, cancelled or timed-out run from {@code fromStep}: that step's journal row
+   * and every later one are set aside (kept, see {@link #steps(String, long, boolean)}), the
+   * earlier steps replay from the journal without running, and the run is running again with its
+   * error cleared. Needs scope {@code admin}; an {@link ApiException} with status 409 for a run in
+   * another state, 400 for a step that is not in its journal.
+   */
+  public RunInfo restart(String workflow, long runId, String fromStep) {
+    return runAction(workflow, runId, "/restart", new RestartRequest(fromStep));
+  }
+
+  /**
+   * Forks a run from {@code fromStep} into a new run of the same workflow and version, with the
+   * origin's input and a copy of the journal rows before that step (they replay without running).
+   * The new run's {@link RunInfo#forkedFrom()} names the origin. Needs scope {@code admin}.
+   */
+  public RunInfo fork(String workflow, long runId, String fromStep) {
+    return runAction(workflow, runId, "/fork", new ForkRequest(fromStep, null));
+  }
+
+  /** As {@link #fork(String, long, String)}, with {@code input} in place of the origin's. */
+  public RunInfo fork(String workflow, long runId, String fromStep, Object input) {
+    JsonNode in = input == null ? NullNode.getInstance() : Transport.JSON.valueToTree(input);
+    return runAction(workflow, runId, "/fork", new ForkRequest(fromStep, in));
+  }
+
+  private RunInfo runAction(String workflow, long runId, String action, Object body) {
+    Workflow.checkName(workflow);
+    return runInfo(
+        transport.post("/v1/workflows/" + workflow + "/runs/" + runId + action, body, Run.class));
+  }
+
+  /**
    * The run's journal, in step order. (The protocol has no record of the steps answer yet: the rows
    * are read straight into {@link StepInfo}.)
    */
   public List<StepInfo> steps(String workflow, long runId) {
+    return steps(workflow, runId, false);
+  }
+
+  /**
+   * The run's journal, in step order; with {@code setAside}, also the rows restarts set aside (each
+   * {@link StepInfo#setAside()}, before the row that replaced it).
+   */
+  public List<StepInfo> steps(String workflow, long runId, boolean setAside) {
     Workflow.checkName(workflow);
-    JsonNode r = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/steps");
+    JsonNode r =
+        transport.get(
+            "/v1/workflows/"
+                + workflow
+                + "/runs/"
+                + runId
+                + "/steps"
+                + (setAside ? "?setAside=true" : ""));
     JavaType listType =
         Transport.JSON.getTypeFactory().constructCollectionType(List.class, StepInfo.class);
     return Transport.JSON.convertValue(r.get("steps"), listType);
@@ -324,7 +496,11 @@ public final class WorkflowClient {
         r.dueAt(),
         r.deadlineAt(),
         r.concurrencyKey(),
-        r.priority());
+        r.priority(),
+        r.paused(),
+        r.forkedFrom() == null
+            ? null
+            : new RunInfo.ForkedFrom(r.forkedFrom().runId(), r.forkedFrom().step()));
   }
 
   /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */

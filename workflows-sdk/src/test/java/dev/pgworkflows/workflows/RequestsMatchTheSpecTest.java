@@ -6,6 +6,7 @@ import dev.pgworkflows.workflows.testing.LiveServer;
 import dev.pgworkflows.workflows.testing.RecordingProxy;
 import dev.pgworkflows.workflows.testing.SpecRequests;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +50,19 @@ class RequestsMatchTheSpecTest {
           "GET /v1/workflows/{name}/runs",
           "GET /v1/workflows/{name}/runs/{runId}/steps",
           "PUT /v1/workflows/{name}/concurrency",
+          "PUT /v1/workflows/{name}/concurrency/{key}",
+          "DELETE /v1/workflows/{name}/concurrency/{key}",
+          "POST /v1/workflows/{name}/runs/{runId}/children",
           "PUT /v1/rate-limits/{key}",
-          "POST /v1/workflows/{name}/runs/{runId}/rate-limited");
+          "POST /v1/workflows/{name}/runs/{runId}/rate-limited",
+          "GET /v1/workflows/{name}/runs/{runId}/blockers",
+          "POST /v1/workflows/{name}/pause",
+          "POST /v1/workflows/{name}/resume",
+          "POST /v1/workflows/{name}/runs/{runId}/pause",
+          "POST /v1/workflows/{name}/runs/{runId}/resume",
+          "POST /v1/workflows/{name}/runs/{runId}/restart",
+          "POST /v1/workflows/{name}/runs/{runId}/fork",
+          "GET /v1/workers");
 
   record Approval(boolean ok, String by) {}
 
@@ -62,6 +74,7 @@ class RequestsMatchTheSpecTest {
       exerciseBatches(proxy, client);
       exerciseAStream(proxy, client);
       exerciseFlowControl(proxy, client);
+      exerciseOperations(client);
 
       List<RecordingProxy.Recorded> requests = proxy.requests();
       Set<String> routes = new TreeSet<>();
@@ -146,6 +159,10 @@ class RequestsMatchTheSpecTest {
       long failed = client.start("contract", "fail").runId();
       awaitWaiting(client, approved);
       awaitWaiting(client, cancelled);
+      assertThat(client.blockers("contract", approved))
+          .extracting(Blocker::kind)
+          .contains("waiting");
+      assertThat(client.workers("contract")).allMatch(w -> w.workflow().equals("contract"));
       assertThat(
               client.signal("contract", approved, "approve", new Approval(true, "ann")).delivered())
           .isTrue();
@@ -167,6 +184,25 @@ class RequestsMatchTheSpecTest {
     }
   }
 
+  /**
+   * An operator's controls over the runs {@link #exerciseAWorker} left: pauses of the workflow and
+   * of a run, a restart of the failed run, forks with and without input, set-aside rows read.
+   */
+  private static void exerciseOperations(WorkflowClient client) {
+    long failed = client.list("contract", RunStatus.FAILED, null, 1).runs().get(0).runId();
+    client.pauseWorkflow("contract");
+    client.resumeWorkflow("contract");
+    RunInfo restarted = client.restart("contract", failed, "boom");
+    assertThat(restarted.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(client.pause("contract", failed).paused()).isTrue();
+    assertThat(client.resume("contract", failed).paused()).isFalse();
+    assertThat(client.steps("contract", failed, true)).anyMatch(StepInfo::setAside);
+    assertThat(client.fork("contract", failed, "first").forkedFrom().runId()).isEqualTo(failed);
+    assertThat(client.fork("contract", failed, "first", "other").input().asText())
+        .isEqualTo("other");
+    client.cancel("contract", failed);
+  }
+
   /** Limits set and removed, a keyed start with a priority, and a rate-limited step. */
   private static void exerciseFlowControl(RecordingProxy proxy, WorkflowClient client) {
     AtomicInteger calls = new AtomicInteger();
@@ -184,20 +220,50 @@ class RequestsMatchTheSpecTest {
                               }
                               return in;
                             }));
+    Workflow<String, String> parent =
+        Workflow.define("contract-parent", String.class, String.class)
+            .concurrency(5)
+            .run(
+                (ctx, in) ->
+                    ctx.step()
+                        .startChild(
+                            "child",
+                            wf,
+                            in,
+                            ChildOptions.DEFAULT
+                                .withConcurrencyKey("contract-key")
+                                .withPriority(1)
+                                .withDeadline(Duration.ofMinutes(5)))
+                        .result());
     client.setConcurrencyLimit("contract-flow", 2);
+    client.setKeyConcurrencyLimit("contract-flow", "contract-key", 3);
     client.setRateLimit("contract-key", 100, Duration.ofSeconds(1));
     Worker worker =
         wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
+    Worker parents =
+        parent.serve(
+            WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
     try {
       long run =
           client
-              .start(wf, "keyed", StartOptions.concurrencyKey("contract-key").withPriority(3))
+              .start(
+                  wf,
+                  "keyed",
+                  StartOptions.concurrencyKey("contract-key")
+                      .withPriority(3)
+                      .withDeadlineAt(Instant.now().plusSeconds(300)))
               .runId();
       assertThat(client.awaitResult("contract-flow", run, String.class, Duration.ofSeconds(30)))
           .isEqualTo("keyed");
+      long viaChild = client.start(parent, "child").runId();
+      assertThat(
+              client.awaitResult("contract-parent", viaChild, String.class, Duration.ofSeconds(30)))
+          .isEqualTo("child");
     } finally {
       worker.close();
+      parents.close();
     }
+    client.setKeyConcurrencyLimit("contract-flow", "contract-key", null);
     client.setConcurrencyLimit("contract-flow", null);
     client.setRateLimit("contract-key", null, null);
   }

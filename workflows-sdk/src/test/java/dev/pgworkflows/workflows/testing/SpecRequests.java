@@ -74,6 +74,7 @@ public final class SpecRequests {
             .replaceFirst("^/v1/rate-limits/[^/]+", "/v1/rate-limits/{key}")
             .replaceFirst("/runs/[0-9]+", "/runs/{runId}")
             .replaceFirst("/signals/[^/]+$", "/signals/{event}")
+            .replaceFirst("/concurrency/[^/]+$", "/concurrency/{key}")
             .replaceFirst("/tasks/stream/[^/]+", "/tasks/stream/{streamId}");
     return request.method() + " " + path;
   }

@@ -156,7 +156,9 @@ public final class Completions {
 
   /** What follows an accepted step: a timer, the step metric, and the end of a run it ended. */
   private void followUp(String name, StepCompletion c, CompletionResult r) {
-    if (!"ok".equals(r.outcome().outcome())) {
+    String outcome = r.outcome().outcome();
+    // paused: the step went through and its run was handed back, to wait for a resume.
+    if (!"ok".equals(outcome) && !"paused".equals(outcome)) {
       return;
     }
     Next n = c.next();

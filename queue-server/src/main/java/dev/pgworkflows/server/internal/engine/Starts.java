@@ -70,9 +70,15 @@ public final class Starts {
     }
     StartTiming t = run.timing();
     if (t.debounceKey() != null) {
-      // A folded start pushed the run's due time; a capped one comes sooner, which the fallback
-      // wake-up and the polls' own look-ups catch.
-      timers.wakeAt(Names.workflowQueue(name), clock.instant().plusMillis(t.debounceMs()));
+      // A folded start pushed the run's due time to the end of its window, or to the cap ten
+      // windows after the run began, which may come sooner: the run's own due time says which.
+      Instant due =
+          s.created()
+              ? clock.instant().plusMillis(t.debounceMs())
+              : store.dueAt(s.runId()).orElse(null);
+      if (due != null && due.isBefore(clock.instant().plus(TIMER_HORIZON))) {
+        timers.wakeAt(Names.workflowQueue(name), due);
+      }
       return s.debounced(!s.created());
     }
     if (s.created() && (t.startAt() != null || t.delayMs() != null)) {

@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.http;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.json.Json;
 import dev.pgworkflows.server.internal.store.NewRun;
@@ -16,7 +17,8 @@ import java.util.Set;
 /**
  * A worker's step starting a child run: {@code POST /v1/workflows/{name}/runs/{runId}/children}.
  * The child is started once per parent and step, so a replay of the step gets the same child; its
- * end comes back to the parent as the event {@code __child.<childRunId>}.
+ * end comes back to the parent as the event {@code __child.<childRunId>}. A child may have a
+ * concurrency key, a priority and a deadline, as a start may.
  */
 public final class ChildRoutes {
   private static final Set<String> ON_PARENT_CANCEL = Set.of("cancel", "abandon");
@@ -54,12 +56,23 @@ public final class ChildRoutes {
     if (req.retentionDays() != null) {
       Params.range("retentionDays", req.retentionDays(), 30, 1, 36500);
     }
+    if (req.deadlineMs() != null
+        && (req.deadlineMs() < 1 || req.deadlineMs() > StartTimings.MAX_MS)) {
+      throw ApiException.badRequest(
+          "deadlineMs",
+          "deadlineMs must be between 1 and " + StartTimings.MAX_MS + ", got " + req.deadlineMs());
+    }
     return new NewRun(
         req.input() == null ? "null" : Json.write(req.input()),
         req.version(),
         null,
         req.retentionDays(),
-        null);
+        null,
+        req.deadlineMs() == null
+            ? StartTiming.NONE
+            : new StartTiming(null, null, null, req.deadlineMs(), null, null),
+        FlowChecks.key("concurrencyKey", req.concurrencyKey()),
+        FlowChecks.priority(req.priority()));
   }
 
   private void start(Context ctx) {

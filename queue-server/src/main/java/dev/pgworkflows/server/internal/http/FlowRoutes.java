@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
@@ -11,8 +12,9 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
 /**
- * Flow control: a workflow's concurrency limit per key, a key's rate limit, and a worker's report
- * that a step was rate-limited (which holds every run of the run's key back).
+ * Flow control: a workflow's concurrency limit per key (set by an operator, or by a worker from its
+ * definition), one key's own limit in place of it, a key's rate limit, and a worker's report that a
+ * step was rate-limited (which holds every run of the run's key back).
  */
 public final class FlowRoutes {
   /** The longest a rate-limited answer may hold a key back: a day. */
@@ -29,6 +31,10 @@ public final class FlowRoutes {
   public void register(RoutesConfig routes) {
     routes.get("/v1/workflows/{name}/concurrency", this::concurrency);
     routes.put("/v1/workflows/{name}/concurrency", this::setConcurrency);
+    routes.put("/v1/workflows/{name}/code-concurrency", this::setCodeConcurrency);
+    routes.get("/v1/workflows/{name}/concurrency/{key}", this::keyConcurrency);
+    routes.put("/v1/workflows/{name}/concurrency/{key}", this::setKeyConcurrency);
+    routes.delete("/v1/workflows/{name}/concurrency/{key}", this::removeKeyConcurrency);
     routes.get("/v1/rate-limits/{key}", this::rateLimit);
     routes.put("/v1/rate-limits/{key}", this::setRateLimit);
     routes.post("/v1/workflows/{name}/runs/{runId}/rate-limited", this::rateLimited);
@@ -37,7 +43,10 @@ public final class FlowRoutes {
   private void concurrency(Context ctx) {
     String name = Params.workflow(ctx);
     JsonBodies.respond(
-        ctx, 200, new ConcurrencyLimit(name, store.concurrencyLimit(name).orElse(null)));
+        ctx,
+        200,
+        new ConcurrencyLimit(
+            name, store.concurrencyLimit(name).orElse(null), store.keyConcurrencyLimits(name)));
   }
 
   private void setConcurrency(Context ctx) {
@@ -48,6 +57,55 @@ public final class FlowRoutes {
     }
     JsonBodies.respond(
         ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+  }
+
+  private void setCodeConcurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
+    if (req.limit() == null) {
+      throw ApiException.badRequest(
+          "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
+    }
+    Params.range("limit", req.limit(), 1, 1, 100_000);
+    JsonBodies.respond(
+        ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+  }
+
+  private void keyConcurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    String key = FlowChecks.key("key", ctx.pathParam("key"));
+    int limit = store.keyConcurrencyLimit(name, key).orElseThrow(() -> noKeyLimit(name, key));
+    JsonBodies.respond(ctx, 200, new KeyConcurrencyLimit(name, key, limit));
+  }
+
+  private void setKeyConcurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    String key = FlowChecks.key("key", ctx.pathParam("key"));
+    KeyConcurrencyLimit req = JsonBodies.read(ctx, KeyConcurrencyLimit.class);
+    if (req.limit() == null) {
+      throw ApiException.badRequest(
+          "limit", "limit is required (DELETE removes the key's own limit)");
+    }
+    Params.range("limit", req.limit(), 1, 1, 100_000);
+    JsonBodies.respond(
+        ctx,
+        200,
+        new KeyConcurrencyLimit(name, key, store.setKeyConcurrencyLimit(name, key, req.limit())));
+  }
+
+  private void removeKeyConcurrency(Context ctx) {
+    String name = Params.workflow(ctx);
+    String key = FlowChecks.key("key", ctx.pathParam("key"));
+    if (store.keyConcurrencyLimit(name, key).isEmpty()) {
+      throw noKeyLimit(name, key);
+    }
+    store.setKeyConcurrencyLimit(name, key, null);
+    ctx.status(204);
+  }
+
+  private static ApiException noKeyLimit(String name, String key) {
+    return ApiException.notFound(
+        "key " + key + " of workflow " + name + " has no concurrency limit of its own");
   }
 
   private void rateLimit(Context ctx) {

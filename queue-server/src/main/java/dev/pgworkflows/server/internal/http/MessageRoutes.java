@@ -87,6 +87,7 @@ public final class MessageRoutes {
         }
         Params.range(at + ".delaySeconds", m.delaySeconds(), 0, 0, MAX_DELAY);
         groupId(at + ".groupId", m.groupId());
+        StartHeaders.check(queue, m.headers(), at + ".headers");
         ObjectNode item = batch.addObject().set("body", m.body());
         if (m.headers() != null) {
           item.set("headers", m.headers());
@@ -111,6 +112,7 @@ public final class MessageRoutes {
       }
       int delay = Params.range("delaySeconds", req.delaySeconds(), 0, 0, MAX_DELAY);
       groupId("groupId", req.groupId());
+      StartHeaders.check(queue, req.headers(), "headers");
       ids =
           List.of(
               store.send(
@@ -120,6 +122,7 @@ public final class MessageRoutes {
                   delay,
                   req.groupId()));
       hintDelay(queue, delay);
+      hintStartDelay(queue, req.headers());
     }
     JsonBodies.respond(ctx, 201, Map.of("ids", ids));
   }
@@ -128,6 +131,19 @@ public final class MessageRoutes {
   private void hintDelay(String queue, int delaySeconds) {
     if (delaySeconds > 0 && delaySeconds <= 60) {
       timers.wakeAt(queue, clock.instant().plusSeconds(delaySeconds));
+    }
+  }
+
+  /**
+   * A start through a workflow's queue delayed by its {@code delayMs} header wakes this server's
+   * waiters when it is due.
+   */
+  private void hintStartDelay(String queue, ObjectNode headers) {
+    if (headers != null && queue.startsWith("__wf_")) {
+      long ms = headers.path("delayMs").asLong(0);
+      if (ms > 0 && ms <= 60_000) {
+        timers.wakeAt(queue, clock.instant().plusMillis(ms));
+      }
     }
   }
 

@@ -46,6 +46,37 @@ public final class OperatorAudit {
           "DELETE /v1/schedules/{name}",
           new Audited("schedule.delete", List.of("name"), List.of()));
 
+  /** The operator's controls over workflows, runs and queue groups. */
+  private static final Map<String, Audited> CONTROLS =
+      Map.of(
+          "POST /v1/workflows/{name}/pause",
+          new Audited("workflow.pause", List.of("name"), List.of()),
+          "POST /v1/workflows/{name}/resume",
+          new Audited("workflow.resume", List.of("name"), List.of()),
+          "POST /v1/workflows/{name}/runs/{runId}/pause",
+          new Audited("run.pause", List.of("name", "runId"), List.of()),
+          "POST /v1/workflows/{name}/runs/{runId}/resume",
+          new Audited("run.resume", List.of("name", "runId"), List.of()),
+          "POST /v1/workflows/{name}/runs/{runId}/restart",
+          new Audited("run.restart", List.of("name", "runId"), List.of("status")),
+          "POST /v1/workflows/{name}/runs/{runId}/fork",
+          new Audited("run.fork", List.of("name", "runId"), List.of("runId", "forkedFrom")),
+          "POST /v1/queues/{queue}/groups/{group}/pause",
+          new Audited("group.pause", List.of("queue", "group"), List.of()),
+          "POST /v1/queues/{queue}/groups/{group}/resume",
+          new Audited("group.resume", List.of("queue", "group"), List.of()),
+          "POST /v1/queues/{queue}/groups/{group}/park",
+          new Audited("group.park", List.of("queue", "group"), List.of("id", "messageId")),
+          "POST /v1/queues/{queue}/parked/{id}/redrive",
+          new Audited("parked.redrive", List.of("queue", "id"), List.of("messageId")));
+
+  /** The routes of both. */
+  private static Map<String, Audited> union(Map<String, Audited> a, Map<String, Audited> b) {
+    Map<String, Audited> all = new java.util.HashMap<>(a);
+    all.putAll(b);
+    return Map.copyOf(all);
+  }
+
   /** {@code more} and the routes given as pairs of key and {@link Audited}. */
   private static Map<String, Audited> with(Map<String, Audited> more, Object... pairs) {
     Map<String, Audited> all = new java.util.HashMap<>(more);
@@ -57,7 +88,7 @@ public final class OperatorAudit {
 
   private static final Map<String, Audited> AUDITED =
       with(
-          SCHEDULES,
+          union(SCHEDULES, CONTROLS),
           "PUT /v1/queues/{queue}",
           new Audited(
               "queue.put",
@@ -79,6 +110,10 @@ public final class OperatorAudit {
           new Audited("run.cancel", List.of("name", "runId"), List.of("status", "cancelled")),
           "PUT /v1/workflows/{name}/concurrency",
           new Audited("workflow.concurrency", List.of("name"), List.of("limit")),
+          "PUT /v1/workflows/{name}/concurrency/{key}",
+          new Audited("workflow.concurrency.key", List.of("name", "key"), List.of("limit")),
+          "DELETE /v1/workflows/{name}/concurrency/{key}",
+          new Audited("workflow.concurrency.key.delete", List.of("name", "key"), List.of()),
           "PUT /v1/rate-limits/{key}",
           new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")));
 

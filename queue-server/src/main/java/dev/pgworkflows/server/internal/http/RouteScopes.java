@@ -17,9 +17,18 @@ import java.util.Set;
  * refuses to start with one ({@link #requireEvery}): a new route cannot go out without a scope.
  */
 public final class RouteScopes {
-  /** Routes anyone may call, without a token: probes, the spec, the Prometheus scrape. */
+  /**
+   * Routes anyone may call, without a token: probes, the spec, the Prometheus scrape, and the
+   * dashboard's files (its calls to the API carry a token).
+   */
   private static final Set<String> OPEN =
-      Set.of("GET /healthz", "GET /readyz", "GET /metrics", "GET /openapi.yaml");
+      Set.of(
+          "GET /healthz",
+          "GET /readyz",
+          "GET /metrics",
+          "GET /openapi.yaml",
+          "GET /ui",
+          "GET /ui/{asset}");
 
   private static final Map<String, Scope> SCOPES =
       Map.ofEntries(
@@ -34,10 +43,14 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs/{runId}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/steps", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/signals", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/blockers", READ),
+          Map.entry("GET /v1/workers", READ),
           Map.entry("GET /v1/schedules", READ),
           Map.entry("GET /v1/schedules/{name}", READ),
           Map.entry("GET /v1/workflows/{name}/concurrency", READ),
+          Map.entry("GET /v1/workflows/{name}/concurrency/{key}", READ),
           Map.entry("GET /v1/rate-limits/{key}", READ),
+          Map.entry("GET /v1/queues/{queue}/parked", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -61,6 +74,8 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/steps", WORKER),
           // A worker registers the schedules of its workflow's definition (source code).
           Map.entry("POST /v1/workflows/{name}/schedules", WORKER),
+          // A worker sets the concurrency limit of its workflow's definition.
+          Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
@@ -76,7 +91,19 @@ public final class RouteScopes {
           Map.entry("POST /v1/schedules/{name}/resume", ADMIN),
           Map.entry("DELETE /v1/schedules/{name}", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/concurrency", ADMIN),
+          Map.entry("PUT /v1/workflows/{name}/concurrency/{key}", ADMIN),
+          Map.entry("DELETE /v1/workflows/{name}/concurrency/{key}", ADMIN),
           Map.entry("PUT /v1/rate-limits/{key}", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/pause", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/resume", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/pause", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/resume", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/restart", ADMIN),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/fork", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/groups/{group}/pause", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/groups/{group}/resume", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/groups/{group}/park", ADMIN),
+          Map.entry("POST /v1/queues/{queue}/parked/{id}/redrive", ADMIN),
           Map.entry("GET /v1/audit", ADMIN));
 
   private RouteScopes() {}

@@ -113,10 +113,16 @@ public final class RunRoutes {
   private void steps(Context ctx) {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
+    String setAside = ctx.queryParam("setAside");
+    if (setAside != null && !setAside.equals("true") && !setAside.equals("false")) {
+      throw ApiException.badRequest("setAside", "setAside must be true or false");
+    }
     run(name, runId);
+    // With setAside=true also the rows restarts set aside, each marked.
+    String journal = "true".equals(setAside) ? store.journalWithAside(runId) : store.journal(runId);
     ctx.status(200)
         .contentType("application/json")
-        .result("{\"runId\":" + runId + ",\"steps\":" + store.journal(runId) + "}");
+        .result("{\"runId\":" + runId + ",\"steps\":" + journal + "}");
   }
 
   private void cancel(Context ctx) {

@@ -6,6 +6,8 @@ import dev.pgworkflows.server.internal.engine.SlotReport;
 import dev.pgworkflows.server.internal.engine.TaskStream;
 import dev.pgworkflows.server.internal.engine.TaskStreams;
 import dev.pgworkflows.server.internal.engine.VersionRegistry;
+import dev.pgworkflows.server.internal.engine.WorkerIdentity;
+import dev.pgworkflows.server.internal.engine.WorkerSightings;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -14,10 +16,12 @@ import java.io.IOException;
 public final class StreamRoutes {
   private final TaskStreams streams;
   private final VersionRegistry versions;
+  private final WorkerSightings sightings;
 
-  public StreamRoutes(TaskStreams streams, VersionRegistry versions) {
+  public StreamRoutes(TaskStreams streams, VersionRegistry versions, WorkerSightings sightings) {
     this.streams = streams;
     this.versions = versions;
+    this.sightings = sightings;
   }
 
   public void register(RoutesConfig routes) {
@@ -39,6 +43,7 @@ public final class StreamRoutes {
     int seconds =
         Params.range("seconds", req.seconds(), 30, 1, (int) LongPoll.MAX_WAIT.toSeconds());
     int lease = WorkerChecks.leaseSeconds("leaseSeconds", req.leaseSeconds());
+    WorkerIdentity who = WorkerHeaders.of(ctx);
     versions.register(name, req.versions());
     TaskStream s = streams.open(name, req.versions(), slots, lease, seconds);
     if (s == null) {
@@ -48,6 +53,7 @@ public final class StreamRoutes {
               + TaskStreams.MAX_OPEN
               + " task streams open; poll, or try again later");
     }
+    WorkerSightings.Sighting seen = sightings.begin(name, who, req.versions(), slots, "stream");
     try {
       ctx.status(200);
       ctx.res().setContentType("application/x-ndjson");
@@ -59,6 +65,7 @@ public final class StreamRoutes {
       s.end();
     } finally {
       streams.closed(s);
+      seen.done();
     }
   }
 
@@ -77,11 +84,14 @@ public final class StreamRoutes {
     ctx.status(204);
   }
 
+  /** Ends a stream: the worker closes, so it says goodbye and leaves the workers listing. */
   private void endStream(Context ctx) {
     String name = Params.workflow(ctx);
+    WorkerIdentity who = WorkerHeaders.of(ctx);
     if (!streams.end(name, ctx.pathParam("streamId"))) {
       throw ApiException.notFound("no task stream " + ctx.pathParam("streamId") + " of " + name);
     }
+    sightings.goodbye(name, who.id());
     ctx.status(204);
   }
 }

@@ -48,8 +48,9 @@ public final class DatabaseException extends RuntimeException {
               400;
           case "P0002", "42P01" -> 404;
           // WF001: a workflow's queue __wf_<name> refuses all but sends (the engine owns it);
-          // WF002: a parent run that is not running starts no children.
-          case "42710", "23505", "WF001", "WF002" -> 409;
+          // WF002: a parent run that is not running starts no children;
+          // WF003: a run in the wrong state for an operator's action (pause, restart).
+          case "42710", "23505", "WF001", "WF002", "WF003" -> 409;
           default -> 0;
         };
     if (status != 0) {

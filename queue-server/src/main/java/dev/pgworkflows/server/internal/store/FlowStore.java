@@ -1,10 +1,12 @@
 package dev.pgworkflows.server.internal.store;
 
+import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.util.List;
 import java.util.Optional;
 
 /** Flow control's functions: concurrency limits, rate limits, and a step's rate-limited answer. */
@@ -30,6 +32,38 @@ public final class FlowStore {
     return sql.one(
             "SELECT queue.concurrency_limit_of(?)", rs -> (Integer) rs.getObject(1), workflow)
         .filter(l -> l != null);
+  }
+
+  /**
+   * Sets (or, with null, removes) the concurrency limit of one key of a workflow, in place of the
+   * workflow's; answers the key's own limit now (null when removed).
+   */
+  public Integer setKeyConcurrencyLimit(String workflow, String key, Integer limit) {
+    return sql.one(
+            "SELECT queue.set_key_concurrency_limit(?, ?, ?)",
+            rs -> (Integer) rs.getObject(1),
+            workflow,
+            key,
+            limit)
+        .orElse(null);
+  }
+
+  /** One key's own concurrency limit, empty when it has none. */
+  public Optional<Integer> keyConcurrencyLimit(String workflow, String key) {
+    return sql.one(
+            "SELECT queue.key_concurrency_limit_of(?, ?)",
+            rs -> (Integer) rs.getObject(1),
+            workflow,
+            key)
+        .filter(l -> l != null);
+  }
+
+  /** A workflow's keys with a concurrency limit of their own, by key. */
+  public List<KeyConcurrencyLimit> keyConcurrencyLimits(String workflow) {
+    return sql.list(
+        "SELECT * FROM queue.key_concurrency_limits(?)",
+        rs -> new KeyConcurrencyLimit(workflow, rs.getString(1), rs.getInt(2)),
+        workflow);
   }
 
   /** Sets (or, with nulls, removes) a key's token bucket; answers the key's state. */

@@ -63,8 +63,16 @@ final class Rows {
             instant(rs, "deadline_at"),
             rs.getString("debounce_key"),
             rs.getString("concurrency_key"),
-            rs.getObject("priority", Integer.class));
+            rs.getObject("priority", Integer.class),
+            rs.getTimestamp("paused_at") != null,
+            forkedFrom(rs));
     return new StoredRun(run, rs.getString("trace_context"));
+  }
+
+  /** The run and step a forked run came from; null for a run that is not a fork. */
+  private static Run.ForkedFrom forkedFrom(ResultSet rs) throws SQLException {
+    long origin = rs.getLong("forked_from_run");
+    return rs.wasNull() ? null : new Run.ForkedFrom(origin, rs.getString("forked_from_step"));
   }
 
   private static java.time.Instant instant(ResultSet rs, String column) throws SQLException {

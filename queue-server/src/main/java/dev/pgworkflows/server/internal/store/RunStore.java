@@ -225,7 +225,7 @@ public final class RunStore {
       long parentRunId, String step, String workflow, NewRun child, String onParentCancel) {
     return sql.one(
             "SELECT run_id, status, created FROM queue.workflow_start_child(?::bigint, ?, ?,"
-                + " ?::jsonb, ?::int, ?, ?::int, ?, ?)",
+                + " ?::jsonb, ?::int, ?, ?::int, ?, ?, ?::jsonb)",
             rs -> new StartResult(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
             parentRunId,
             step,
@@ -235,13 +235,34 @@ public final class RunStore {
             onParentCancel,
             child.retentionDays(),
             maxRetentionDays,
-            child.traceContext())
+            child.traceContext(),
+            startFields(child))
         .orElseThrow();
+  }
+
+  /** When a running run's first task is due, empty when it was due at once or has ended. */
+  public Optional<Instant> dueAt(long runId) {
+    return sql.one(
+        "SELECT due_at FROM queue.workflow_run WHERE run_id = ? AND status = 'running'",
+        rs -> {
+          Timestamp at = rs.getTimestamp(1);
+          return at == null ? null : at.toInstant();
+        },
+        runId);
   }
 
   /** The run's journal as JSON text. */
   public String journal(long runId) {
     return sql.one("SELECT queue.workflow_journal(?)::text", rs -> rs.getString(1), runId)
+        .orElseThrow();
+  }
+
+  /** The run's journal with the rows restarts set aside, each marked, as JSON text. */
+  public String journalWithAside(long runId) {
+    return sql.one(
+            "SELECT queue.workflow_journal_with_aside(?::bigint)::text",
+            rs -> rs.getString(1),
+            runId)
         .orElseThrow();
   }
 
@@ -255,7 +276,8 @@ public final class RunStore {
                 rs.getLong(3),
                 rs.getLong(4),
                 rs.getLong(5),
-                rs.getLong(6)));
+                rs.getLong(6),
+                rs.getBoolean(7)));
   }
 
   /** Sends a signal ({@code workflow_signal}); {@code key} null for none. */

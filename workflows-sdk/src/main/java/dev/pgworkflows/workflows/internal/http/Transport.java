@@ -56,10 +56,19 @@ public final class Transport {
   private final Proxy proxy;
   private final Map<String, URL> urls = new ConcurrentHashMap<>();
 
+  /** Headers every request carries besides the token (a worker's identity). */
+  private final Map<String, String> headers;
+
   public Transport(String url, String token) {
+    this(url, token, Map.of());
+  }
+
+  /** A transport whose every request carries these headers too. */
+  public Transport(String url, String token, Map<String, String> headers) {
     this.base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     this.authorization = "Bearer " + (token == null || token.isBlank() ? "local" : token);
     this.proxy = proxyFor(URI.create(base));
+    this.headers = Map.copyOf(headers);
   }
 
   /**
@@ -190,6 +199,7 @@ public final class Transport {
       c.setUseCaches(false);
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", authorization);
+      headers.forEach(c::setRequestProperty);
       c.setRequestProperty("Accept", lines != null ? "application/x-ndjson" : "application/json");
       if (value != null) {
         c.setRequestProperty(header, value);

@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.replay;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.Branch;
+import dev.pgworkflows.workflows.RateLimited;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
@@ -10,12 +11,14 @@ import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.function.Consumer;
 
 /**
  * The attempts of one parallel branch, in the branch's own thread: a failing attempt is retried per
  * the branch's {@link dev.pgworkflows.workflows.Retry}, its backoff slept in the thread while the
  * group's heartbeat holds the lease. Ends with the step's record (its output, or its error once out
- * of attempts), or with none when the run's lease was lost meanwhile.
+ * of attempts), or with none when the run's lease was lost meanwhile or the branch was rate-limited
+ * (not an attempt: the group hands the run back once its other branches are journaled).
  */
 final class BranchAttempts {
   private final StepTracing tracing;
@@ -34,8 +37,12 @@ final class BranchAttempts {
     this.hook = hook;
   }
 
-  /** The branch's record to journal, or null when the lease was lost (nothing to journal). */
-  StepRecord run(Branch<?> branch) {
+  /**
+   * The branch's record to journal, or null when there is nothing to journal: the lease was lost,
+   * or the branch was rate-limited ({@link dev.pgworkflows.workflows.RateLimited}), which is then
+   * given to {@code heldBack} with how long its key is to be held back.
+   */
+  StepRecord run(Branch<?> branch, Consumer<Duration> heldBack) {
     String name = branch.name();
     for (int attempt = 1; ; attempt++) {
       Instant started = clock.instant();
@@ -58,6 +65,11 @@ final class BranchAttempts {
         span.end();
       }
       if (cancellation.isCancelled()) {
+        return null;
+      }
+      RateLimited limited = StepExecution.rateLimited(failure);
+      if (limited != null) {
+        heldBack.accept(limited.retryAfter());
         return null;
       }
       if (!branch.retry().retries(attempt, failure)) {

@@ -79,7 +79,10 @@ final class Composition {
             Transport.JSON.valueToTree(input),
             o.version(),
             o.onParentCancel().name().toLowerCase(Locale.ROOT),
-            o.retentionDays());
+            o.retentionDays(),
+            o.concurrencyKey(),
+            o.priority(),
+            o.deadline() == null ? null : o.deadline().toMillis());
     Span span = tracing.start(name, "child", 1);
     StartResult r;
     Scope scope = span.makeCurrent();

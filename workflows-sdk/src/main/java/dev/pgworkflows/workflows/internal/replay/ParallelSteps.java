@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.Branch;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.MDC;
 
 /**
@@ -17,7 +19,9 @@ import org.slf4j.MDC;
  * run at once, each on a thread of its own with its own retries ({@link BranchAttempts}), under a
  * heartbeat that holds the run's lease, and are journaled as they finish ({@link BranchWrites}).
  * The group returns once every branch is journaled: the results in declaration order, or the
- * failure of the first branch (in declaration order) that ran out of attempts.
+ * failure of the first branch (in declaration order) that ran out of attempts. A branch that is
+ * rate-limited is not journaled: once the others are, the run is handed back and its key held back
+ * for the longest time any branch was told, as a rate-limited step would.
  */
 final class ParallelSteps {
   private final Journal journal;
@@ -89,6 +93,7 @@ final class ParallelSteps {
     BranchWrites writes = new BranchWrites(lease, hook);
     CountDownLatch settled = new CountDownLatch(branches.size());
     AtomicBoolean abandoned = new AtomicBoolean();
+    AtomicLong heldBackMs = new AtomicLong(-1);
     List<Future<?>> running = new ArrayList<>(branches.size());
     Map<String, String> logContext = MDC.getCopyOfContextMap();
     ScheduledFuture<?> beat = heartbeat.start(lease, cancellation);
@@ -101,11 +106,18 @@ final class ParallelSteps {
                     MDC.setContextMap(logContext);
                   }
                   try {
-                    StepRecord step = attempts.run(b);
-                    if (step == null) {
-                      abandoned.set(true);
-                    } else {
+                    boolean[] limited = {false};
+                    StepRecord step =
+                        attempts.run(
+                            b,
+                            d -> {
+                              limited[0] = true;
+                              heldBackMs.accumulateAndGet(d.toMillis(), Math::max);
+                            });
+                    if (step != null) {
                       writes.submit(step);
+                    } else if (!limited[0]) {
+                      abandoned.set(true);
                     }
                   } finally {
                     settled.countDown();
@@ -117,6 +129,13 @@ final class ParallelSteps {
       List<StepRecord> written = writes.awaitWritten();
       if (abandoned.get()) {
         throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+      if (heldBackMs.get() >= 0) {
+        // Its siblings are journaled: the run goes back, its key held back as a step's would be,
+        // and the rate-limited branches run again when it returns.
+        beat.cancel(false);
+        String outcome = lease.rateLimited(Duration.ofMillis(heldBackMs.get()));
+        throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
       }
       return written;
     } catch (InterruptedException e) {

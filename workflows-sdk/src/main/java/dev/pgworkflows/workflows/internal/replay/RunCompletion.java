@@ -87,7 +87,8 @@ final class RunCompletion {
     }
     hook.completionCommitted(u.name());
     if (!"ok".equals(answer.outcome())) {
-      throw new Suspend(Suspend.Why.LEASE_LOST);
+      throw new Suspend(
+          "paused".equals(answer.outcome()) ? Suspend.Why.PAUSED : Suspend.Why.LEASE_LOST);
     }
     return answer.attempt();
   }

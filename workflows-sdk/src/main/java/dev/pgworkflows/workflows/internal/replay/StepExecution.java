@@ -195,7 +195,7 @@ final class StepExecution {
   }
 
   /** The {@link RateLimited} a step's failure is or was caused by, null when none. */
-  private static RateLimited rateLimited(Throwable failure) {
+  static RateLimited rateLimited(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof RateLimited r) {
         return r;

@@ -2,8 +2,8 @@ package dev.pgworkflows.workflows.internal.replay;
 
 /**
  * Unwinds a workflow body once its run has been handed back to the queue (sleeping, waiting,
- * retrying later, released, or no longer ours). An Error, not an Exception, so that ordinary {@code
- * catch (Exception e)} in workflow code does not swallow it.
+ * retrying later, released, paused, or no longer ours). An Error, not an Exception, so that
+ * ordinary {@code catch (Exception e)} in workflow code does not swallow it.
  */
 public final class Suspend extends Error {
   private static final long serialVersionUID = 1L;
@@ -14,7 +14,9 @@ public final class Suspend extends Error {
     WAITING,
     RETRYING,
     RELEASED,
-    LEASE_LOST
+    LEASE_LOST,
+    /** An operator paused the run or its workflow: the server took the run back after a step. */
+    PAUSED
   }
 
   private final Why why;

@@ -6,18 +6,29 @@ import java.lang.reflect.Type;
 import java.util.List;
 
 /**
- * What a worker needs of a workflow definition: its name, version, input type and body, and the
- * schedules it registers when it starts.
+ * What a worker needs of a workflow definition: its name, version, input type and body, and what it
+ * registers when it starts: its schedules and its concurrency limit per key (null: none).
  */
 public record Definition<I, O>(
-    String name, int version, Type inputType, WorkflowBody<I, O> body, List<Schedule> schedules) {
+    String name,
+    int version,
+    Type inputType,
+    WorkflowBody<I, O> body,
+    List<Schedule> schedules,
+    Integer concurrency) {
 
   public Definition {
     schedules = List.copyOf(schedules);
   }
 
+  /** A definition without a concurrency limit. */
+  public Definition(
+      String name, int version, Type inputType, WorkflowBody<I, O> body, List<Schedule> schedules) {
+    this(name, version, inputType, body, schedules, null);
+  }
+
   /** A definition without schedules. */
   public Definition(String name, int version, Type inputType, WorkflowBody<I, O> body) {
-    this(name, version, inputType, body, List.of());
+    this(name, version, inputType, body, List.of(), null);
   }
 }

@@ -35,6 +35,7 @@ public final class TaskWorker implements Worker {
   private final TaskStream taskStream;
 
   private final CodeSchedules schedules;
+  private final CodeConcurrency concurrency;
   private final Thread intake;
   private volatile boolean stopping;
 
@@ -44,6 +45,9 @@ public final class TaskWorker implements Worker {
     List<Integer> versions =
         options.versions() != null ? options.versions() : List.of(workflow.version());
     Transport transport = new Transport(options.url(), options.token());
+    // Polls and streams name the worker (the workers listing); completions, the busy path, do not.
+    Transport intakeTransport =
+        new Transport(options.url(), options.token(), WorkerIds.headers(options.concurrency()));
     this.slots = new Slots(options.concurrency());
     this.completions =
         new Completions(
@@ -71,13 +75,15 @@ public final class TaskWorker implements Worker {
     this.runners = new Runners(name, options.concurrency(), slots, runner, () -> stopping);
     Backoff backoff = new Backoff();
     this.longPoll =
-        new LongPoll(name, versions, options, transport, slots, runners, backoff, () -> stopping);
+        new LongPoll(
+            name, versions, options, intakeTransport, slots, runners, backoff, () -> stopping);
     this.taskStream =
         options.taskStream()
             ? new TaskStream(
-                name, versions, options, transport, slots, runners, backoff, () -> stopping)
+                name, versions, options, intakeTransport, slots, runners, backoff, () -> stopping)
             : null;
     this.schedules = new CodeSchedules(transport, name, workflow.schedules());
+    this.concurrency = new CodeConcurrency(transport, name, workflow.concurrency());
     this.intake = new Thread(this::takeTasks, "wf-" + name + "-poll");
     this.intake.setDaemon(true);
   }
@@ -93,6 +99,7 @@ public final class TaskWorker implements Worker {
     TaskWorker w = new TaskWorker(workflow, options, hook);
     try {
       w.schedules.register();
+      w.concurrency.register();
     } catch (RuntimeException e) {
       w.close();
       throw e;
@@ -121,6 +128,7 @@ public final class TaskWorker implements Worker {
   private void takeTasks() {
     while (!stopping && !Thread.currentThread().isInterrupted()) {
       schedules.retry();
+      concurrency.retry();
       TaskIntake from = taskStream != null && taskStream.usable() ? taskStream : longPoll;
       from.take();
     }

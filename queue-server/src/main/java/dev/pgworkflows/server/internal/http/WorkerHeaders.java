@@ -1,0 +1,57 @@
+package dev.pgworkflows.server.internal.http;
+
+import dev.pgworkflows.server.internal.engine.WorkerIdentity;
+import io.javalin.http.Context;
+
+/**
+ * Who a worker is, from the headers its polls and streams carry: {@value #ID}, {@value #HOST} and
+ * {@value #SLOTS}. Each is optional: without an id or a host the worker is known by its address. A
+ * malformed one is a 400 naming the header, before anything else of the request is done.
+ */
+final class WorkerHeaders {
+  static final String ID = "X-Worker-Id";
+  static final String HOST = "X-Worker-Host";
+  static final String SLOTS = "X-Worker-Slots";
+
+  private WorkerHeaders() {}
+
+  static WorkerIdentity of(Context ctx) {
+    String id = ctx.header(ID);
+    String host = ctx.header(HOST);
+    String slots = ctx.header(SLOTS);
+    if (id == null || host == null) {
+      String address = ctx.ip();
+      id = id == null ? address : id;
+      host = host == null ? address : host;
+    }
+    return new WorkerIdentity(
+        printable(ID, id, 200), printable(HOST, host, 255), slots == null ? null : slots(slots));
+  }
+
+  private static String printable(String header, String value, int max) {
+    if (value.isEmpty() || value.length() > max) {
+      throw ApiException.badRequest(
+          header, header + " must be 1 to " + max + " printable ASCII characters");
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw ApiException.badRequest(
+            header, header + " must be 1 to " + max + " printable ASCII characters");
+      }
+    }
+    return value;
+  }
+
+  private static int slots(String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 0 && n <= 100_000) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // answered below
+    }
+    throw ApiException.badRequest(SLOTS, SLOTS + " must be a whole number from 0 to 100000");
+  }
+}

@@ -1,0 +1,140 @@
+// A workflow's runs, newest first, with the list API's filters (status, input fields, parent)
+// and its cursor pages.
+
+import { get, wf } from "./api.js";
+import { badge, between, duration, empty, h, link, preview, table, time } from "./dom.js";
+import { Section } from "./section.js";
+
+const STATUSES = ["running", "completed", "failed", "cancelled", "timed_out"];
+const PAGE = 25;
+
+export function runsView(name, query) {
+  const filters = {
+    status: query.get("status") || "",
+    parent: query.get("parent") || "",
+    input: [...query.entries()].filter(([k]) => k.startsWith("input.")).map(([k, v]) => [k.slice(6), v]),
+  };
+  // Cursor pages: the cursor of the page shown, and those of the pages before it.
+  let cursor = null;
+  const before = [];
+  let next = null;
+
+  const list = new Section("runs-list");
+  const pager = h("div", { class: "pager" });
+  const prevButton = h("button", { type: "button", class: "prev", onclick: () => page(before.pop() ?? null) }, "← Newer");
+  const firstButton = h("button", { type: "button", class: "first", onclick: () => ((before.length = 0), page(null)) }, "Newest");
+  const nextButton = h("button", { type: "button", class: "next", onclick: () => (before.push(cursor), page(next)) }, "Older →");
+  const pageLabel = h("span", { class: "page-label" });
+  pager.append(firstButton, prevButton, pageLabel, nextButton);
+
+  const inputRows = h("div", { class: "input-filters" });
+  function addInputRow(path = "", value = "") {
+    const row = h(
+      "div",
+      { class: "input-filter" },
+      h("input", { name: "path", placeholder: "field path, e.g. customer.tier", value: path }),
+      h("span", null, "="),
+      h("input", { name: "value", placeholder: "value", value }),
+      h("button", { type: "button", class: "link", title: "Remove", onclick: () => row.remove() }, "×"),
+    );
+    inputRows.append(row);
+  }
+  filters.input.forEach(([k, v]) => addInputRow(k, v));
+  if (filters.input.length === 0) addInputRow();
+
+  const statusSelect = h(
+    "select",
+    { name: "status" },
+    h("option", { value: "" }, "any status"),
+    STATUSES.map((s) => h("option", { value: s, selected: s === filters.status }, s.replace("_", " "))),
+  );
+  const parentInput = h("input", { name: "parent", type: "number", min: "1", placeholder: "run id", value: filters.parent });
+
+  const form = h(
+    "form",
+    { class: "filters", onsubmit: apply },
+    h("label", null, "Status ", statusSelect),
+    h("label", null, "Parent run ", parentInput),
+    h("div", { class: "input-block" }, h("span", { class: "label" }, "Input fields"), inputRows, h("button", { type: "button", class: "link add-input", onclick: () => addInputRow() }, "+ field")),
+    h("div", { class: "filter-buttons" }, h("button", { type: "submit", class: "primary" }, "Apply"), h("a", { href: `#/workflows/${encodeURIComponent(name)}`, class: "clear" }, "Clear")),
+  );
+
+  function apply(e) {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    if (statusSelect.value) q.set("status", statusSelect.value);
+    if (parentInput.value.trim()) q.set("parent", parentInput.value.trim());
+    for (const row of inputRows.querySelectorAll(".input-filter")) {
+      const path = row.querySelector("input[name=path]").value.trim();
+      if (path) q.append(`input.${path}`, row.querySelector("input[name=value]").value);
+    }
+    const hash = `#/workflows/${encodeURIComponent(name)}${q.toString() ? `?${q}` : ""}`;
+    if (location.hash === hash) page(null);
+    else location.hash = hash;
+  }
+
+  function apiQuery() {
+    const q = new URLSearchParams();
+    if (filters.status) q.set("status", filters.status);
+    if (filters.parent) q.set("parent", filters.parent);
+    filters.input.forEach(([k, v]) => q.append(`input.${k}`, v));
+    q.set("limit", String(PAGE));
+    if (cursor) q.set("cursor", cursor);
+    return q;
+  }
+
+  async function page(c) {
+    cursor = c;
+    await refresh();
+  }
+
+  async function refresh() {
+    let data;
+    try {
+      data = await get(`${wf(name)}/runs?${apiQuery()}`);
+    } catch (e) {
+      if (e.status === 401) throw e;
+      list.error(e, "The runs could not be listed");
+      return;
+    }
+    next = data.nextCursor || null;
+    nextButton.disabled = !next;
+    prevButton.disabled = before.length === 0;
+    firstButton.disabled = before.length === 0;
+    pageLabel.textContent = `page ${before.length + 1}`;
+    // A running run's age changes with time; the rest of the page only when the runs do.
+    const ticking = data.runs.some((r) => !r.completedAt);
+    list.show({ runs: data.runs, tick: ticking ? Math.floor(Date.now() / 5000) : 0 }, () =>
+      data.runs.length === 0
+        ? empty("No run matches.")
+        : table(
+            ["Run", "Status", "Version", "Started", "Took", "Input", "Parent"],
+            data.runs.map((r) =>
+              h(
+                "tr",
+                { dataset: { run: r.runId } },
+                h("td", null, link(`#/workflows/${encodeURIComponent(name)}/runs/${r.runId}`, `#${r.runId}`, "run-link")),
+                h("td", null, badge(r.status), r.paused ? h("span", { class: "badge paused" }, "paused") : null),
+                h("td", { class: "num" }, `v${r.version}`),
+                h("td", null, time(r.startedAt)),
+                h("td", { class: "num" }, r.completedAt ? duration(between(r.startedAt, r.completedAt)) : duration(between(r.startedAt)) + " so far"),
+                h("td", { class: "mono" }, preview(r.input, 60)),
+                h("td", null, r.parent ? link(`#/workflows/${encodeURIComponent(r.parent.workflow || name)}/runs/${r.parent.runId}`, `#${r.parent.runId}`) : ""),
+              ),
+            ),
+            "grid",
+          ),
+    );
+  }
+
+  const el = h(
+    "section",
+    { class: "view runs" },
+    h("p", { class: "crumbs" }, link("#/workflows", "Workflows"), " / ", name),
+    h("h1", null, `Runs of ${name}`),
+    form,
+    list.el,
+    pager,
+  );
+  return { title: `Runs of ${name}`, el, refresh };
+}
