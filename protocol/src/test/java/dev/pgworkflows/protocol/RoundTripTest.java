@@ -93,12 +93,12 @@ class RoundTripTest {
         "{\"runId\":7,\"workflow\":\"onboard\",\"version\":1,\"status\":\"running\","
             + "\"input\":null,\"retentionDays\":30,"
             + "\"waitingFor\":{\"step\":\"v\",\"event\":\"verify\",\"match\":{\"id\":1}},"
-            + "\"startedAt\":\"2026-11-22T07:50:16Z\"}",
+            + "\"startedAt\":\"2026-11-22T07:50:16Z\",\"paused\":false}",
         Run.class);
     roundTrips(
         "{\"runs\":[{\"runId\":7,\"workflow\":\"w\",\"version\":1,\"status\":\"completed\","
             + "\"input\":1,\"output\":[true],\"retentionDays\":30,"
-            + "\"startedAt\":\"2026-11-22T07:50:16Z\",\"completedAt\":\"2026-11-22T07:50:17Z\"}],"
+            + "\"startedAt\":\"2026-11-22T07:50:16Z\",\"completedAt\":\"2026-11-22T07:50:17Z\",\"paused\":false}],"
             + "\"nextCursor\":\"7\"}",
         RunPage.class);
   }
