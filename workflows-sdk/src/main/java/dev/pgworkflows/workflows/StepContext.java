@@ -6,7 +6,8 @@ import java.util.Optional;
 
 /**
  * The durable verbs. Each is named; the name is the step's key in the journal and must be unique
- * within a run and reached in the same order on every replay.
+ * within a run and reached in the same order on every replay. Names starting with {@code __} are
+ * kept for the engine's own rows (see {@link WorkflowContext#now}).
  *
  * <p>On crash and replay: a step whose result was journaled returns that result and does not run
  * again. A step that was running when its worker died runs again (at-least-once), so step code

@@ -1,5 +1,9 @@
 package dev.pgworkflows.workflows;
 
+import java.time.Instant;
+import java.util.Random;
+import java.util.UUID;
+
 /** What a running workflow body can see of its run. */
 public interface WorkflowContext {
   /** The durable verbs: run, sleep, waitForEvent. */
@@ -16,4 +20,27 @@ public interface WorkflowContext {
 
   /** Set when the run is cancelled while this worker holds it. */
   Cancellation cancellation();
+
+  /**
+   * The time on the worker's clock when the run first reached this call; a replay returns the same
+   * instant. Journaled once, as the run's row {@code __now.<n>} (n counts the calls from 1).
+   */
+  Instant now();
+
+  /** A random UUID drawn when the run first reached this call; a replay returns the same one. */
+  UUID randomUUID();
+
+  /**
+   * A generator seeded once per run (the seed journaled as {@code __seed}): a replay draws the same
+   * numbers as long as the body draws in the same order. Use it outside steps only.
+   */
+  Random random();
+
+  /**
+   * Whether the run takes the code added under {@code changeId}: true for a run that reaches this
+   * point under the code that calls it (journaled as {@code __patch.<changeId>}), false for a run
+   * that had passed this point before the call existed, whose journal goes on past it without the
+   * marker. Keep the old branch until no such run is left.
+   */
+  boolean patched(String changeId);
 }

@@ -20,6 +20,9 @@ import java.util.regex.Pattern;
 final class Journal {
   private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
+  /** The prefix of the engine's own journal rows, which step names cannot have. */
+  static final String RESERVED = "__";
+
   private final long runId;
   private final List<Task.Entry> entries;
   private final Set<String> seen = new HashSet<>();
@@ -37,6 +40,35 @@ final class Journal {
    */
   Task.Entry replayed(String name, String kind) {
     checkName(name);
+    return next(name, kind);
+  }
+
+  /**
+   * The journal entry for the engine's own row {@code name} (a name starting with {@value
+   * #RESERVED}) as {@link #replayed} finds a step's.
+   */
+  Task.Entry replayedOwn(String name) {
+    return next(name, "run");
+  }
+
+  /**
+   * The engine's own row {@code name} when it is the next journaled entry (which it then passes),
+   * null otherwise.
+   */
+  Task.Entry nextIfNamed(String name) {
+    seen.add(name);
+    if (index < entries.size() && entries.get(index).name().equals(name)) {
+      return entries.get(index++);
+    }
+    return null;
+  }
+
+  /** Whether the journal holds entries that replay has not reached yet. */
+  boolean replaying() {
+    return index < entries.size();
+  }
+
+  private Task.Entry next(String name, String kind) {
     if (!seen.add(name)) {
       throw new NonDeterministicWorkflowException(
           "step name \"" + name + "\" is used twice in run " + runId);
@@ -121,6 +153,14 @@ final class Journal {
           "step name \""
               + name
               + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
+    }
+    if (name.startsWith(RESERVED)) {
+      throw new IllegalArgumentException(
+          "step name \""
+              + name
+              + "\" starts with \""
+              + RESERVED
+              + "\", kept for the engine's rows");
     }
   }
 

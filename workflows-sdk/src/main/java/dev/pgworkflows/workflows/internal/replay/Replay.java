@@ -13,8 +13,11 @@ import dev.pgworkflows.workflows.TypeRef;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowContext;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
 
 /**
  * One execution of a workflow body against its journal: the context the body sees. Replay runs from
@@ -31,6 +34,7 @@ public final class Replay implements WorkflowContext, StepContext {
   private final StepExecution steps;
   private final ParallelSteps parallel;
   private final Composition composition;
+  private final JournaledValues values;
 
   public Replay(String workflow, Task task, Lease lease, RunEnvironment env) {
     this.workflow = workflow;
@@ -42,6 +46,7 @@ public final class Replay implements WorkflowContext, StepContext {
         new StepExecution(journal, completion, lease, tracing, cancellation, task.attempt(), env);
     this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
+    this.values = new JournaledValues(journal, completion, steps, env.clock());
   }
 
   /** Ends the run with the body's result (and the last step's completion, if unsent). */
@@ -89,6 +94,26 @@ public final class Replay implements WorkflowContext, StepContext {
   @Override
   public Cancellation cancellation() {
     return cancellation;
+  }
+
+  @Override
+  public Instant now() {
+    return values.now();
+  }
+
+  @Override
+  public UUID randomUUID() {
+    return values.randomUUID();
+  }
+
+  @Override
+  public Random random() {
+    return values.random();
+  }
+
+  @Override
+  public boolean patched(String changeId) {
+    return values.patched(changeId);
   }
 
   // ---- StepContext
