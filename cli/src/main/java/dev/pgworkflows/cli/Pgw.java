@@ -22,6 +22,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       WorkersCommand.class,
       QueuesCommand.class,
       TopicsCommand.class,
+      JournalsCommand.class,
       CompletionCommand.class
     },
     footerHeading = "%nEnvironment:%n",

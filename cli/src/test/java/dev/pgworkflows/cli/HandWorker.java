@@ -62,6 +62,15 @@ final class HandWorker {
                 "steps", rows)));
   }
 
+  /** Hands the task's run back to wait in step {@code step} for {@code event}. */
+  void waitFor(JsonNode task, String step, String event) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("messageId", task.get("messageId").asLong());
+    body.put("receipt", task.get("receipt").asText());
+    body.put("next", Map.of("wait", Map.of("step", step, "event", event)));
+    api.post(path("runs", task.get("runId").asLong(), "complete"), Json.MAPPER.valueToTree(body));
+  }
+
   /** Ends the task's run as failed. */
   void fail(JsonNode task) {
     Map<String, Object> body = new LinkedHashMap<>();

@@ -26,11 +26,28 @@ final class Journal {
   private final long runId;
   private final List<Task.Entry> entries;
   private final Set<String> seen = new HashSet<>();
+  private final Task.Entry pending;
   private int index;
+  private NonDeterministicWorkflowException firstMismatch;
+  private int mismatchAt;
 
   Journal(long runId, List<Task.Entry> entries) {
+    this(runId, entries, null);
+  }
+
+  /**
+   * A journal that ends with {@code pending} (null: none), the step its run waits in and whose row
+   * the server has not written yet. Only a replay without a server ({@link ReplayOnly}) has one:
+   * the body reaching it stops there, and any other step reached in its place does not match, as it
+   * would not once the row is written.
+   */
+  Journal(long runId, List<Task.Entry> entries, Task.Entry pending) {
     this.runId = runId;
     this.entries = new ArrayList<>(entries == null ? List.of() : entries);
+    this.pending = pending;
+    if (pending != null) {
+      this.entries.add(pending);
+    }
   }
 
   /**
@@ -70,15 +87,14 @@ final class Journal {
 
   private Task.Entry next(String name, String kind) {
     if (!seen.add(name)) {
-      throw new NonDeterministicWorkflowException(
-          "step name \"" + name + "\" is used twice in run " + runId);
+      throw mismatch("step name \"" + name + "\" is used twice in run " + runId);
     }
     if (index >= entries.size()) {
       return null;
     }
     Task.Entry e = entries.get(index);
     if (!e.name().equals(name)) {
-      throw new NonDeterministicWorkflowException(
+      throw mismatch(
           "replay of run "
               + runId
               + " reached step \""
@@ -90,7 +106,7 @@ final class Journal {
               + ")");
     }
     if (!e.kind().equals(kind)) {
-      throw new NonDeterministicWorkflowException(
+      throw mismatch(
           "step \""
               + name
               + "\" is a "
@@ -99,8 +115,34 @@ final class Journal {
               + e.kind()
               + " in the journal");
     }
+    if (e == pending) {
+      throw new Suspend(Suspend.Why.JOURNAL_END);
+    }
     index++;
     return e;
+  }
+
+  /**
+   * A mismatch between the code and the journal, the first of which is kept: the body may catch
+   * what it is thrown, and a replay without a server still reports it.
+   */
+  private NonDeterministicWorkflowException mismatch(String message) {
+    NonDeterministicWorkflowException e = new NonDeterministicWorkflowException(message);
+    if (firstMismatch == null) {
+      firstMismatch = e;
+      mismatchAt = index + 1;
+    }
+    return e;
+  }
+
+  /** The first mismatch replay found, null when none. */
+  NonDeterministicWorkflowException firstMismatch() {
+    return firstMismatch;
+  }
+
+  /** The journal position (from 1) replay had reached at its first mismatch. */
+  int mismatchAt() {
+    return mismatchAt;
   }
 
   /**
@@ -116,8 +158,7 @@ final class Journal {
     for (String name : names) {
       checkName(name);
       if (!group.add(name) || seen.contains(name)) {
-        throw new NonDeterministicWorkflowException(
-            "step name \"" + name + "\" is used twice in run " + runId);
+        throw mismatch("step name \"" + name + "\" is used twice in run " + runId);
       }
     }
     seen.addAll(group);
@@ -125,7 +166,7 @@ final class Journal {
     while (index < entries.size() && group.contains(entries.get(index).name())) {
       Task.Entry e = entries.get(index);
       if (!e.kind().equals("run")) {
-        throw new NonDeterministicWorkflowException(
+        throw mismatch(
             "step \"" + e.name() + "\" is a run in the code but a " + e.kind() + " in the journal");
       }
       found.put(e.name(), e);
@@ -133,7 +174,7 @@ final class Journal {
     }
     if (found.size() < group.size() && index < entries.size()) {
       String missing = group.stream().filter(n -> !found.containsKey(n)).findFirst().orElseThrow();
-      throw new NonDeterministicWorkflowException(
+      throw mismatch(
           "replay of run "
               + runId
               + " reached parallel step \""

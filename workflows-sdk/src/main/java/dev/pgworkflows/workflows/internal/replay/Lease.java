@@ -45,11 +45,23 @@ public final class Lease {
   private final long messageId;
   private final Duration duration;
   private final int leaseSeconds;
+  private final boolean offline;
   private String receipt;
   private long expiresAtNanos;
 
   public Lease(
       Transport transport, Completions completions, String workflow, Task task, Duration duration) {
+    this(transport, completions, workflow, task, duration, false);
+  }
+
+  private Lease(
+      Transport transport,
+      Completions completions,
+      String workflow,
+      Task task,
+      Duration duration,
+      boolean offline) {
+    this.offline = offline;
     this.transport = transport;
     this.completions = completions;
     this.runId = task.runId();
@@ -59,6 +71,15 @@ public final class Lease {
     this.duration = duration;
     this.leaseSeconds = (int) Math.min(Integer.MAX_VALUE, duration.toSeconds());
     this.expiresAtNanos = System.nanoTime() + duration.toNanos();
+  }
+
+  /**
+   * A lease held on no server, for {@link ReplayOnly}: every write is refused before anything is
+   * sent, by unwinding the body with {@link Suspend.Why#JOURNAL_END}. A replay reaches a write only
+   * past its journal's end, so replaying through this lease touches nothing.
+   */
+  static Lease offline(String workflow, Task task) {
+    return new Lease(null, null, workflow, task, Duration.ofMinutes(1), true);
   }
 
   /**
@@ -152,6 +173,7 @@ public final class Lease {
 
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */
   public synchronized boolean extend() {
+    refuseOffline();
     try {
       LeaseExtended r =
           transport.post(
@@ -191,6 +213,7 @@ public final class Lease {
    * as "stale".
    */
   private <T> T write(String what, Supplier<T> call, T stale) {
+    refuseOffline();
     long backoffMs = 50;
     while (true) {
       try {
@@ -212,6 +235,13 @@ public final class Lease {
         }
         backoffMs = Math.min(backoffMs * 2, 2_000);
       }
+    }
+  }
+
+  /** Stops an offline replay at its first write, before anything is sent. */
+  private void refuseOffline() {
+    if (offline) {
+      throw new Suspend(Suspend.Why.JOURNAL_END);
     }
   }
 }

@@ -37,9 +37,12 @@ public final class Replay implements WorkflowContext, StepContext {
   private final JournaledValues values;
 
   public Replay(String workflow, Task task, Lease lease, RunEnvironment env) {
+    this(workflow, task, new Journal(task.runId(), task.journal()), lease, env);
+  }
+
+  Replay(String workflow, Task task, Journal journal, Lease lease, RunEnvironment env) {
     this.workflow = workflow;
     this.task = task;
-    Journal journal = new Journal(task.runId(), task.journal());
     StepTracing tracing = new StepTracing(env.tracer(), workflow, task);
     this.completion = new RunCompletion(lease, journal, env.hook());
     this.steps =

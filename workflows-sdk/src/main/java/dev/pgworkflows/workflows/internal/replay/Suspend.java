@@ -16,7 +16,12 @@ public final class Suspend extends Error {
     RELEASED,
     LEASE_LOST,
     /** An operator paused the run or its workflow: the server took the run back after a step. */
-    PAUSED
+    PAUSED,
+    /**
+     * A replay without a server ({@link ReplayOnly}) reached the end of its journal: the body's
+     * next act would be a write, which its lease refuses.
+     */
+    JOURNAL_END
   }
 
   private final Why why;
