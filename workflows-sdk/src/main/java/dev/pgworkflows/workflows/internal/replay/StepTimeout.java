@@ -18,7 +18,9 @@ import java.util.concurrent.TimeoutException;
 final class StepTimeout {
   private StepTimeout() {}
 
-  static <T> T call(String name, StepContext.Fn<T> fn, Duration timeout) throws Throwable {
+  static <T> T call(String name, StepContext.Fn<T> step, Duration timeout) throws Throwable {
+    // Each call is one attempt: its stream writes count from 0 (the same identities on a retry).
+    StepContext.Fn<T> fn = RunStreams.inStep(name, step);
     if (timeout == null) {
       return fn.call();
     }

@@ -1,0 +1,99 @@
+package dev.pgworkflows.sql;
+
+import static dev.pgworkflows.sql.WorkflowSql.complete;
+import static dev.pgworkflows.sql.WorkflowSql.exec;
+import static dev.pgworkflows.sql.WorkflowSql.query;
+import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pgworkflows.sql.WorkflowSql.Held;
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A run's streams: offsets dense from 0, each write identity stored once, closed streams and ended
+ * runs refuse new entries, and retention takes the entries with the run.
+ */
+@Timeout(120)
+class RunStreamsTest {
+
+  private static String write(Connection c, Held h, String entries, boolean close)
+      throws SQLException {
+    return query(
+        c,
+        "SELECT queue.run_stream_write('s', "
+            + h.run()
+            + ", 'out', '"
+            + entries
+            + "'::jsonb, "
+            + close
+            + ")::text");
+  }
+
+  private static String offsets(Connection c, Held h) throws SQLException {
+    return query(
+        c,
+        "SELECT string_agg(stream_offset || '=' || writer || '/' || seq || ':' || value::text, ' '"
+            + " ORDER BY stream_offset) FROM queue.run_stream_entry WHERE run_id = "
+            + h.run());
+  }
+
+  @Test
+  void repeatedIdentitiesAreSkippedAndNewOnesTakeTheNextOffset() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "s");
+      write(
+          c,
+          h,
+          "[{\"writer\":\"a\",\"seq\":0,\"value\":1},{\"writer\":\"a\",\"seq\":1,\"value\":2}]",
+          false);
+      // A retried attempt writes its first two again, then one more.
+      String again =
+          write(
+              c,
+              h,
+              "[{\"writer\":\"a\",\"seq\":0,\"value\":10},{\"writer\":\"a\",\"seq\":1,\"value\":20},"
+                  + "{\"writer\":\"a\",\"seq\":2,\"value\":30},{\"writer\":\"\",\"seq\":0,\"value\":\"b\"}]",
+              false);
+      assertThat(again).contains("\"next\": 4").contains("\"written\": 2");
+      assertThat(offsets(c, h)).isEqualTo("0=a/0:1 1=a/1:2 2=a/2:30 3=/0:\"b\"");
+    }
+  }
+
+  @Test
+  void aClosedStreamTakesRepeatsButNoNewEntries() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "s");
+      write(c, h, "[{\"writer\":\"\",\"seq\":0,\"value\":1}]", true);
+      assertThat(write(c, h, "[{\"writer\":\"\",\"seq\":0,\"value\":1}]", true))
+          .contains("\"written\": 0")
+          .contains("\"closed\": true");
+      assertThatThrownBy(() -> write(c, h, "[{\"writer\":\"\",\"seq\":1,\"value\":2}]", false))
+          .hasMessageContaining("stream out of run " + h.run() + " is closed");
+      assertThat(offsets(c, h)).isEqualTo("0=/0:1");
+    }
+  }
+
+  @Test
+  void anEndedRunRefusesWritesAndRetentionDeletesItsStreams() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "s");
+      write(c, h, "[{\"writer\":\"\",\"seq\":0,\"value\":1}]", false);
+      complete(c, h, "x", "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60");
+      assertThat(
+              query(c, "SELECT queue.run_stream_read('s', " + h.run() + ", 'out', 0, 10)->>'end'"))
+          .isEqualTo("true");
+      assertThatThrownBy(() -> write(c, h, "[{\"writer\":\"\",\"seq\":1,\"value\":2}]", false))
+          .hasMessageContaining("has ended (completed)");
+      exec(c, "UPDATE queue.workflow_run SET retention_days = 1");
+      assertThat(query(c, "SELECT queue.sweep_workflow_runs(10, now() + interval '2 days')"))
+          .isEqualTo("1");
+      assertThat(query(c, "SELECT count(*) FROM queue.run_stream_entry")).isEqualTo("0");
+      assertThat(query(c, "SELECT count(*) FROM queue.run_stream")).isEqualTo("0");
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.pgworkflows.workflows;
+
+/**
+ * A named stream of output of the current run ({@link WorkflowContext#stream}): entries a step or
+ * the body appends as it goes, which readers see at once ({@link WorkflowClient#stream}). Each
+ * write is sent when it is made, not held until the step is journaled.
+ *
+ * <p>On retry and replay: an entry is known by its writer and position, the step's name and the
+ * index of the write within the step's attempt (or, for the body, the index of the body's write). A
+ * retried attempt or a replayed body writes the same identities again and the server skips those it
+ * holds, so nothing is duplicated. The entries of a failed attempt stay (they are not rolled back),
+ * and a retried step adds only the entries past those an earlier attempt wrote: its first writes,
+ * repeats of identities already stored, are dropped even when their values differ. Write from the
+ * step's own thread: a write from a thread the step started counts as the body's.
+ */
+public interface RunStream {
+  /** The stream's name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-". */
+  String name();
+
+  /**
+   * Appends {@code value} (any JSON-serialisable value, at most 64 KiB as JSON). Returns once the
+   * server has stored it. Throws {@link ApiException} (409) when the stream is closed, the run has
+   * ended or the stream holds 100,000 entries.
+   */
+  void write(Object value);
+
+  /**
+   * Closes the stream: readers end once they have read every entry, and later writes fail. A stream
+   * also ends when its run ends. Closing a closed stream does nothing.
+   */
+  void close();
+}

@@ -1,0 +1,164 @@
+package dev.pgworkflows.workflows.internal.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.WorkflowException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * Follows a run's stream over the server's Server-Sent Events route: each event an entry, until the
+ * {@code end} event. A connection that drops (or sends nothing, not even its keep-alive comments,
+ * for {@link #SILENCE}) is opened again after the last entry read ({@code Last-Event-ID}), with a
+ * growing pause, for up to {@link #GIVE_UP} without progress; an error answer (4xx) is thrown.
+ */
+public final class EventStream<E> implements Iterator<E>, AutoCloseable {
+  /** How long a connection may stay silent: the server comments every 15 s. */
+  static final Duration SILENCE = Duration.ofSeconds(45);
+
+  /** How long to keep trying to reach the server. */
+  static final Duration GIVE_UP = Duration.ofMinutes(1);
+
+  /** Makes the caller's element of an entry. */
+  @FunctionalInterface
+  public interface Maker<E> {
+    E make(long offset, Object value, Instant writtenAt);
+  }
+
+  private final Transport transport;
+  private final String path;
+  private final Maker<E> maker;
+  private final com.fasterxml.jackson.databind.JavaType type;
+  private long next;
+  private BufferedReader in;
+  private E ready;
+  private volatile boolean done;
+
+  public EventStream(Transport transport, String path, long from, Maker<E> maker, Type type) {
+    this.transport = transport;
+    this.path = path;
+    this.next = from;
+    this.maker = maker;
+    this.type = Transport.JSON.constructType(type);
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (ready != null) {
+      return true;
+    }
+    long failingSince = 0;
+    long pauseMs = 100;
+    while (!done) {
+      try {
+        if (in == null) {
+          InputStream body =
+              transport.events(
+                  path + "?from=" + next, next > 0 ? Long.toString(next - 1) : null, SILENCE);
+          in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        }
+        if (readEvent()) {
+          return ready != null;
+        }
+        // The answer ended without an end event (the server stopped): resume at once.
+        drop();
+        failingSince = 0;
+      } catch (IOException | ServerUnavailableException e) {
+        drop();
+        long now = System.nanoTime();
+        if (failingSince == 0) {
+          failingSince = now;
+        } else if (now - failingSince > GIVE_UP.toNanos()) {
+          done = true;
+          throw new WorkflowException(
+              "the stream at " + path + " could not be followed: " + e.getMessage(), e);
+        }
+        sleep(pauseMs);
+        pauseMs = Math.min(pauseMs * 2, 2_000);
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public E next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("the stream has ended");
+    }
+    E e = ready;
+    ready = null;
+    return e;
+  }
+
+  /**
+   * Reads one event: true after an entry (now {@link #ready}) or the end event (now done), false
+   * when the answer ended first.
+   */
+  private boolean readEvent() throws IOException {
+    String event = null;
+    StringBuilder data = new StringBuilder();
+    for (String line; (line = in.readLine()) != null; ) {
+      if (line.isEmpty()) {
+        if (data.length() == 0 && event == null) {
+          continue; // after a comment
+        }
+        if ("end".equals(event)) {
+          done = true;
+          drop();
+          return true;
+        }
+        JsonNode entry = Transport.JSON.readTree(data.toString());
+        long offset = entry.path("offset").asLong();
+        Object value = Transport.JSON.convertValue(entry.get("value"), type);
+        Instant at = Instant.parse(entry.path("writtenAt").asText());
+        ready = maker.make(offset, value, at);
+        next = offset + 1;
+        return true;
+      }
+      if (line.startsWith(":")) {
+        continue;
+      }
+      if (line.startsWith("event:")) {
+        event = line.substring(6).trim();
+      } else if (line.startsWith("data:")) {
+        data.append(line.substring(5).stripLeading());
+      }
+    }
+    return false;
+  }
+
+  private void drop() {
+    BufferedReader r = in;
+    in = null;
+    if (r != null) {
+      try {
+        r.close();
+      } catch (IOException ignored) {
+        // gone anyway
+      }
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new WorkflowException("interrupted while following a stream", e);
+    }
+  }
+
+  /** Stops following: the connection closes and the iteration ends. */
+  @Override
+  public void close() {
+    done = true;
+    drop();
+  }
+}
