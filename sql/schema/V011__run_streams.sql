@@ -10,7 +10,8 @@ CREATE TABLE queue.run_stream (
     created_at  timestamptz NOT NULL DEFAULT now(),
     closed_at   timestamptz,
     PRIMARY KEY (run_id, stream_name),
-    CONSTRAINT run_stream_check CHECK (stream_name ~ '^[a-zA-Z0-9._-]{1,128}$' AND next_offset >= 0)
+    CONSTRAINT run_stream_check CHECK (stream_name ~ '^[a-zA-Z0-9._-]{1,128}$' AND stream_name !~ '^\.+$'
+        AND next_offset >= 0)
 );
 
 -- One entry: its offset (dense from 0 per stream, given in the database) and the identity of its

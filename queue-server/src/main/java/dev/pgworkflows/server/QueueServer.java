@@ -99,7 +99,7 @@ public final class QueueServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueServer.class);
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
-  private StreamFollowers streamFollowers;
+  private StreamFollowers streamFollowers; // set by the builder
   private Javalin app;
   private TaskStreams streams;
   private LongPoll longPoll;
@@ -110,6 +110,11 @@ public final class QueueServer implements AutoCloseable {
   private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
 
   private QueueServer() {}
+
+  /** The readers following streams here (a test's view). */
+  StreamFollowers streamFollowers() {
+    return streamFollowers;
+  }
 
   /** Starts a server; throws when the database cannot be reached or migrated. */
   public static QueueServer start(ServerConfig config) {
@@ -132,6 +137,8 @@ public final class QueueServer implements AutoCloseable {
     private OpenTelemetry otel;
     private InstantSource clock = InstantSource.system();
     private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
+    private int maxFollowers = StreamFollowers.MAX_OPEN;
+    private Duration maxFollowerAnswer = StreamFollowers.MAX_ANSWER;
 
     private Builder(ServerConfig config) {
       this.config = config;
@@ -162,9 +169,20 @@ public final class QueueServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Admits at most {@code maxOpen} readers following streams at once, each answer lasting at most
+     * {@code maxAnswer} (100 and 5 minutes by default); tests make them small.
+     */
+    Builder streamFollowing(int maxOpen, Duration maxAnswer) {
+      this.maxFollowers = maxOpen;
+      this.maxFollowerAnswer = maxAnswer;
+      return this;
+    }
+
     public QueueServer start() {
       QueueServer s = new QueueServer();
       s.webhookResolver = webhookResolver;
+      s.streamFollowers = new StreamFollowers(maxFollowers, maxFollowerAnswer);
       try {
         s.boot(config, otel != null ? otel : Tracing.fromEnvironment(System.getenv()), clock);
         return s;
@@ -187,8 +205,7 @@ public final class QueueServer implements AutoCloseable {
 
     QueueStore queues = new QueueStore(sql);
     Waiters waiters = new Waiters();
-    StreamFollowers followers = new StreamFollowers();
-    streamFollowers = followers;
+    StreamFollowers followers = streamFollowers;
     Timers timers = new Timers(scheduler, waiters::wakeOne, clock);
     longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
     WebhookTargets webhookTargets = WebhookTargets.allowing(config.webhookAllow(), webhookResolver);

@@ -3,6 +3,7 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.server.internal.engine.StreamFollowers;
 import dev.pgworkflows.server.testing.WorkerClient;
 import dev.pgworkflows.testing.TestDatabase;
 import java.net.URI;
@@ -18,6 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A run's streams over real HTTP, every exchange checked against openapi.yaml: writes (repeats of
  * an identity skipped), pages from an offset, live Server-Sent Events ending at close or run end,
- * bad input refused with nothing changed, and entries read the same after the server restarts.
+ * bad input refused with nothing changed, entries read the same after the server restarts,
+ * followers capped (503) and their answers bounded in time, and nothing left registered after a
+ * follow.
  */
 @Timeout(120)
 class RunStreamRoutesTest {
@@ -152,9 +156,14 @@ class RunStreamRoutesTest {
 
   /** Opens an event stream and hands its lines to a queue as they arrive. */
   private static BlockingQueue<String> follow(String path, String lastEventId) {
+    return follow(server.url(), path, lastEventId);
+  }
+
+  /** Opens an event stream on the server at {@code base}, as {@link #follow(String, String)}. */
+  private static BlockingQueue<String> follow(String base, String path, String lastEventId) {
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(server.url() + path))
+        HttpRequest.newBuilder(URI.create(base + path))
             .header("Authorization", "Bearer " + TestServer.TOKEN)
             .header("Accept", "text/event-stream");
     if (lastEventId != null) {
@@ -266,5 +275,137 @@ class RunStreamRoutesTest {
       assertThat(after.get("entries")).hasSize(3);
       assertThat(after.get("entries").get(0).get("offset").asLong()).isEqualTo(2);
     }
+  }
+
+  /** Waits up to 5 s for {@code condition}. */
+  private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("the condition within 5 s").isLessThan(until);
+      Thread.sleep(20);
+    }
+  }
+
+  /** A server admitting two followers, each answer lasting two seconds. */
+  private static QueueServer smallFollowingServer(TestDatabase db) {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("WORKFLOWS_PORT", "0");
+    env.put("WORKFLOWS_DB_POOL_SIZE", "4");
+    ServerConfig config =
+        ServerConfig.from(env).withDatabase(db.jdbcUrl(), db.user(), db.password());
+    return QueueServer.builder(config).streamFollowing(2, Duration.ofSeconds(2)).start();
+  }
+
+  @Test
+  void followersBeyondTheCapAreAnswered503AndAnAnswerEndsInTimeWithoutAnEndEvent()
+      throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    try (QueueServer small = smallFollowingServer(db)) {
+      String base = "http://localhost:" + small.port();
+      Api a = new Api(base, TestServer.TOKEN);
+      long run = new WorkerClient(a, "stream-capped").start("in");
+      a.post(path("stream-capped", run, "out"), Map.of("entries", List.of(entry("", 0, 1))));
+
+      BlockingQueue<String> first = follow(base, path("stream-capped", run, "out"), null);
+      BlockingQueue<String> second = follow(base, path("stream-capped", run, "out"), null);
+      assertThat(nextLine(first)).isEqualTo("status: 200");
+      assertThat(nextLine(second)).isEqualTo("status: 200");
+      Api.Response third =
+          a.send(
+              "GET",
+              path("stream-capped", run, "out"),
+              null,
+              Map.of("Accept", "text/event-stream"));
+      assertThat(third.status()).isEqualTo(503);
+      assertThat(third.isProblem()).isTrue();
+      assertThat(third.json().get("detail").asText()).contains("2 readers following streams");
+      // Pages are still read.
+      assertThat(a.get(path("stream-capped", run, "out")).status()).isEqualTo(200);
+
+      // Each answer ends after its two seconds, without an end event; the client resumes from
+      // there.
+      assertThat(nextLine(first)).isEqualTo("id: 0");
+      nextLine(first);
+      long t0 = System.nanoTime();
+      assertThat(nextLine(first)).isEqualTo("<closed>");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
+      assertThat(first).noneMatch(l -> l.startsWith("event: end"));
+      StreamFollowers followers = small.streamFollowers();
+      awaitTrue(() -> followers.following() == 0);
+
+      a.post(path("stream-capped", run, "out"), Map.of("entries", List.of(entry("", 1, 2))));
+      BlockingQueue<String> resumed = follow(base, path("stream-capped", run, "out"), "0");
+      assertThat(nextLine(resumed)).isEqualTo("status: 200");
+      assertThat(nextLine(resumed)).isEqualTo("id: 1");
+    }
+  }
+
+  @Test
+  void aFollowLeavesNothingRegisteredWhenTheRunIsUnknownOrTheStreamEnds() throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    try (QueueServer small = smallFollowingServer(db)) {
+      String base = "http://localhost:" + small.port();
+      Api a = new Api(base, TestServer.TOKEN);
+      StreamFollowers followers = small.streamFollowers();
+
+      Api.Response unknown =
+          a.send(
+              "GET",
+              path("stream-gone", 999_999, "out"),
+              null,
+              Map.of("Accept", "text/event-stream"));
+      assertThat(unknown.status()).isEqualTo(404);
+      assertThat(followers.runsFollowed()).isZero();
+      assertThat(followers.following()).isZero();
+
+      long run = new WorkerClient(a, "stream-gone").start("in");
+      BlockingQueue<String> lines = follow(base, path("stream-gone", run, "out"), null);
+      assertThat(nextLine(lines)).isEqualTo("status: 200");
+      a.post(
+          path("stream-gone", run, "out"),
+          Map.of("entries", List.of(entry("", 0, 1)), "close", true));
+      assertThat(nextLine(lines)).isEqualTo("id: 0");
+      nextLine(lines);
+      assertThat(nextLine(lines)).isEqualTo("event: end");
+      nextLine(lines);
+      assertThat(nextLine(lines)).isEqualTo("<closed>");
+      awaitTrue(() -> followers.following() == 0);
+      assertThat(followers.runsFollowed()).isZero();
+    }
+  }
+
+  @Test
+  void anEmptyWriteCreatesNoStreamAndNamesOfDotsAloneAreRefused() {
+    WorkerClient worker = new WorkerClient(api, "stream-small");
+    long run = worker.start("in");
+    Api.Response empty = api.post(path("stream-small", run, "out"), Map.of("entries", List.of()));
+    assertThat(empty.status()).isEqualTo(200);
+    assertThat(empty.json().get("written").asInt()).isZero();
+    assertThat(api.get("/v1/workflows/stream-small/runs/" + run + "/streams").json().get("streams"))
+        .isEmpty();
+    Api.Response dots = write("stream-small", run, "...", entry("", 0, 1));
+    assertThat(dots.status()).isEqualTo(400);
+    assertThat(dots.json().get("field").asText()).isEqualTo("stream");
+    assertThat(dots.json().get("detail").asText()).contains("not dots alone");
+    assertThat(api.get("/v1/workflows/stream-small/runs/" + run + "/streams").json().get("streams"))
+        .isEmpty();
+  }
+
+  @Test
+  void aRunsHundredAndFirstStreamIsRefused() {
+    WorkerClient worker = new WorkerClient(api, "stream-many");
+    long run = worker.start("in");
+    for (int i = 0; i < 100; i++) {
+      assertThat(write("stream-many", run, "s" + i, entry("", 0, i)).status()).isEqualTo(200);
+    }
+    Api.Response refused = write("stream-many", run, "s100", entry("", 0, 1));
+    assertThat(refused.status()).isEqualTo(409);
+    assertThat(refused.json().get("detail").asText()).contains("has 100 streams");
+    assertThat(
+            api.get("/v1/workflows/stream-many/runs/" + run + "/streams")
+                .json()
+                .get("streams")
+                .size())
+        .isEqualTo(100);
   }
 }

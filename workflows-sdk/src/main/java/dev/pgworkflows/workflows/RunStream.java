@@ -10,8 +10,13 @@ package dev.pgworkflows.workflows;
  * retried attempt or a replayed body writes the same identities again and the server skips those it
  * holds, so nothing is duplicated. The entries of a failed attempt stay (they are not rolled back),
  * and a retried step adds only the entries past those an earlier attempt wrote: its first writes,
- * repeats of identities already stored, are dropped even when their values differ. Write from the
- * step's own thread: a write from a thread the step started counts as the body's.
+ * repeats of identities already stored, are dropped even when their values differ.
+ *
+ * <p>Write from the body's thread or from the step's own thread: a write from any other thread (one
+ * the step started, say) throws {@link IllegalStateException}, since its place among the body's
+ * writes would not be the same on a replay; so does a write from an attempt's thread left running
+ * after the attempt timed out, which would otherwise take the identities of the next attempt's
+ * writes. A body's write first sends the completion of the step before it, if not sent yet.
  */
 public interface RunStream {
   /** The stream's name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-". */
@@ -20,7 +25,8 @@ public interface RunStream {
   /**
    * Appends {@code value} (any JSON-serialisable value, at most 64 KiB as JSON). Returns once the
    * server has stored it. Throws {@link ApiException} (409) when the stream is closed, the run has
-   * ended or the stream holds 100,000 entries.
+   * ended, the stream holds 100,000 entries or it would be the run's 101st stream, and {@link
+   * IllegalStateException} from a thread that may not write (see above).
    */
   void write(Object value);
 

@@ -47,7 +47,12 @@ public final class StreamReader<T> implements Iterable<StreamReader.Entry<T>>, A
   @Override
   public Iterator<Entry<T>> iterator() {
     EventStream<Entry<T>> events = new EventStream<>(transport, path, from, this::entry, type);
-    open.add(events);
+    // Iterations that ended hold nothing: forget them, so a reader iterated again and again
+    // keeps only those still open.
+    synchronized (open) {
+      open.removeIf(EventStream::isDone);
+      open.add(events);
+    }
     return events;
   }
 

@@ -234,7 +234,7 @@ public final class WorkflowClient {
       throw new IllegalArgumentException(
           "stream name \""
               + stream
-              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\"");
+              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\", not dots alone");
     }
     return new StreamReader<>(
         transport, "/v1/workflows/" + workflow + "/runs/" + runId + "/streams/" + stream, type, 0);

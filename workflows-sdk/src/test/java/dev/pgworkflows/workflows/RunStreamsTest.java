@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Streams of output written by a run's body and steps, read live through the client: in order, seen
  * while the run goes on, ending at close or at the run's end, and without duplicates when a step is
- * retried or the body is replayed after its worker was killed.
+ * retried or the body is replayed after its worker was killed; writes from threads that are neither
+ * the body's nor a current attempt's refused; a restart from a step writing again what it wrote.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RunStreamsTest {
@@ -303,5 +305,206 @@ class RunStreamsTest {
       it.forEachRemaining(e -> got.add(e.value()));
       assertThat(got).containsExactly(0, 1, 2, 3, 4, 5);
     }
+  }
+
+  @Test
+  void aWriteFromAThreadAStepStartedIsRefusedAndTheBodysWritesKeepTheirPlaces() {
+    Workflow<String, String> wf =
+        Workflow.define("stream-child-thread", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  RunStream out = ctx.stream("out");
+                  out.write("body-0");
+                  String refused =
+                      ctx.step()
+                          .run(
+                              "spawn",
+                              String.class,
+                              () -> {
+                                AtomicReference<Throwable> error = new AtomicReference<>();
+                                Thread child =
+                                    new Thread(
+                                        () -> {
+                                          try {
+                                            out.write("from a child thread");
+                                          } catch (Throwable t) {
+                                            error.set(t);
+                                          }
+                                        });
+                                child.start();
+                                child.join();
+                                out.write("step");
+                                Throwable t = error.get();
+                                return t == null
+                                    ? "none"
+                                    : t.getClass().getSimpleName() + " " + t.getMessage();
+                              });
+                  out.write("body-1");
+                  out.close();
+                  return refused;
+                });
+    server.serve(wf);
+    Started run = server.client().start("stream-child-thread", "in");
+    String refused =
+        server
+            .client()
+            .awaitResult("stream-child-thread", run.runId(), String.class, Duration.ofSeconds(30));
+    assertThat(refused)
+        .startsWith("IllegalStateException")
+        .contains("neither the workflow body's nor a step's");
+    assertThat(all(server.client().stream(run, "out", String.class)))
+        .containsExactly("body-0", "step", "body-1");
+  }
+
+  @Test
+  void aTimedOutAttemptsThreadCannotWriteUnderTheNextAttemptsIdentities() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    CountDownLatch retried = new CountDownLatch(1);
+    AtomicReference<Throwable> late = new AtomicReference<>();
+    CountDownLatch lateTried = new CountDownLatch(1);
+    Workflow<String, String> wf =
+        Workflow.define("stream-timed-out", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  RunStream out = ctx.stream("out");
+                  ctx.step()
+                      .run(
+                          "slow",
+                          () -> {
+                            if (attempts.incrementAndGet() == 1) {
+                              out.write("first-0");
+                              // Ignores its interrupt: left running once it timed out.
+                              while (true) {
+                                try {
+                                  if (retried.await(30, TimeUnit.SECONDS)) {
+                                    break;
+                                  }
+                                } catch (InterruptedException ignored) {
+                                  // abandoned, and carries on
+                                }
+                              }
+                              try {
+                                out.write("first-late");
+                              } catch (Throwable t) {
+                                late.set(t);
+                              }
+                              lateTried.countDown();
+                              return;
+                            }
+                            out.write("second-0");
+                            out.write("second-1");
+                            retried.countDown();
+                            if (!lateTried.await(30, TimeUnit.SECONDS)) {
+                              throw new IllegalStateException("the abandoned attempt did not try");
+                            }
+                            out.write("second-2");
+                          },
+                          Retry.fixed(2, Duration.ofMillis(50))
+                              .withTimeout(Duration.ofMillis(300)));
+                  out.close();
+                  return "ok";
+                });
+    server.serve(wf);
+    Started run = server.client().start("stream-timed-out", "in");
+    assertThat(
+            server
+                .client()
+                .awaitResult("stream-timed-out", run.runId(), String.class, Duration.ofSeconds(60)))
+        .isEqualTo("ok");
+    assertThat(late.get())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("after its attempt was over");
+    // The retry's first write repeats the first attempt's identity (documented); the abandoned
+    // thread took none of the retry's.
+    assertThat(all(server.client().stream(run, "out", String.class)))
+        .containsExactly("first-0", "second-1", "second-2");
+  }
+
+  @Test
+  void aRestartFromAStepThatWroteAndClosedTheStreamWritesItsNewEntries() {
+    AtomicInteger round = new AtomicInteger(1);
+    List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    Workflow<String, String> wf =
+        Workflow.define("stream-restarted", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  RunStream out = ctx.stream("out");
+                  int r = round.get();
+                  out.write("body0@" + r);
+                  ctx.step().run("a", () -> out.write("a@" + r));
+                  out.write("body1@" + r);
+                  ctx.step().run("b", () -> out.write("b@" + r));
+                  try {
+                    out.write("body2@" + r);
+                    out.close();
+                  } catch (ApiException e) {
+                    errors.add(e.status() + " " + e.getMessage());
+                  }
+                  ctx.step()
+                      .run(
+                          "c",
+                          () -> {
+                            if (r == 1) {
+                              throw new IllegalStateException("c fails the first time");
+                            }
+                          },
+                          Retry.none());
+                  return "ok";
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    Started run = client.start("stream-restarted", "in");
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> client.get("stream-restarted", run.runId()).status() == RunStatus.FAILED);
+    assertThat(all(client.stream(run, "out", String.class)))
+        .containsExactly("body0@1", "a@1", "body1@1", "b@1", "body2@1");
+
+    round.set(2);
+    client.restart("stream-restarted", run.runId(), "b");
+    assertThat(
+            client.awaitResult(
+                "stream-restarted", run.runId(), String.class, Duration.ofSeconds(30)))
+        .isEqualTo("ok");
+    assertThat(errors).isEmpty();
+    // Before the restart point the entries stay (their repeats are skipped); from it on, the
+    // restarted step and the body after it wrote anew.
+    assertThat(all(client.stream(run, "out", String.class)))
+        .containsExactly("body0@1", "a@1", "body1@1", "b@2", "body2@2");
+  }
+
+  @Test
+  void closingAReaderFromAnotherThreadEndsAnIterationWaitingForEntries() throws Exception {
+    Workflow<String, String> wf =
+        Workflow.define("stream-close-reader", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.stream("out").write("only");
+                  ctx.step()
+                      .waitForEvent("never", String.class, Match.any(), Duration.ofMinutes(5));
+                  return "ok";
+                });
+    server.serve(wf);
+    Started run = server.client().start("stream-close-reader", "in");
+    StreamReader<String> reader = server.client().stream(run, "out", String.class);
+    Iterator<StreamReader.Entry<String>> it = reader.iterator();
+    assertThat(it.next().value()).isEqualTo("only");
+    CountDownLatch ended = new CountDownLatch(1);
+    AtomicReference<Boolean> more = new AtomicReference<>();
+    Thread iterating =
+        new Thread(
+            () -> {
+              more.set(it.hasNext()); // waits: nothing more is written
+              ended.countDown();
+            });
+    iterating.start();
+    Thread.sleep(500);
+    long t0 = System.nanoTime();
+    reader.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+    // At the next line the server sends: a keep-alive comment comes every 15 s.
+    assertThat(ended.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(more.get()).isFalse();
+    server.client().cancel("stream-close-reader", run.runId());
   }
 }

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * offset (so {@code Last-Event-ID} resumes after it), then an {@code end} event once the stream is
  * closed or its run has ended and every entry was sent. Runs on the request's thread; between reads
  * it waits on {@link StreamFollowers} (a write's notification, or its fallback interval), holding
- * no connection.
+ * no connection. {@link StreamFollowers} bounds how many follow at once and how long an answer
+ * lasts; an answer that ends without an end event is resumed by its client.
  */
 final class RunStreamEvents {
   private static final Logger log = LoggerFactory.getLogger(RunStreamEvents.class);
@@ -43,18 +44,45 @@ final class RunStreamEvents {
     this.stream = stream;
   }
 
-  /** Follows from offset {@code from} until the end, the reader leaves or the server closes. */
+  /**
+   * Follows from offset {@code from} until the end, the reader leaves, the server closes or the
+   * answer has lasted its time. Answers 503 when this server has its most followers already.
+   */
   void follow(Context ctx, long from) throws IOException {
-    CompletableFuture<Void> next = followers.next(runId);
-    // Read before answering, so an unknown run or a bad parameter is a problem document.
-    JsonNode page = RunStreamRoutes.tree(store.read(name, runId, stream, from, PAGE));
-    ctx.status(200);
-    ctx.res().setContentType("text/event-stream;charset=utf-8");
-    // Every event as it is written: nginx passes a response on unbuffered with this header.
-    ctx.header("X-Accel-Buffering", "no");
-    ctx.header("Cache-Control", "no-store");
-    OutputStream out = ctx.res().getOutputStream();
-    long quietSince = System.nanoTime();
+    if (!followers.enter()) {
+      throw new ApiException(
+          503,
+          "this server has "
+              + followers.maxOpen()
+              + " readers following streams; read pages, or try again later");
+    }
+    CompletableFuture<Void> next = null;
+    try {
+      next = followers.next(runId);
+      // Read before answering, so an unknown run or a bad parameter is a problem document.
+      JsonNode page = RunStreamRoutes.tree(store.read(name, runId, stream, from, PAGE));
+      ctx.status(200);
+      ctx.res().setContentType("text/event-stream;charset=utf-8");
+      // Every event as it is written: nginx passes a response on unbuffered with this header.
+      ctx.header("X-Accel-Buffering", "no");
+      ctx.header("Cache-Control", "no-store");
+      next = send(ctx.res().getOutputStream(), page, from, next);
+    } finally {
+      if (next != null) {
+        followers.drop(runId, next);
+      }
+      followers.leave();
+    }
+  }
+
+  /**
+   * Sends {@code page} and what follows it; returns the future of the run's next write it holds
+   * last, for the caller to drop.
+   */
+  private CompletableFuture<Void> send(
+      OutputStream out, JsonNode page, long from, CompletableFuture<Void> next) {
+    long started = System.nanoTime();
+    long quietSince = started;
     try {
       out.write(": following\n\n".getBytes(StandardCharsets.UTF_8));
       out.flush();
@@ -79,17 +107,25 @@ final class RunStreamEvents {
                       .put("runStatus", page.path("runStatus").asText()));
           send(out, "event: end\ndata: " + end);
           out.flush();
-          return;
+          return next;
+        }
+        long left = followers.maxAnswerMillis() - (System.nanoTime() - started) / 1_000_000;
+        if (left <= 0) {
+          // The answer has lasted its time: it ends without an end event, and the client
+          // resumes with Last-Event-ID (so no follower holds a thread for long).
+          return next;
         }
         if (entries.size() < PAGE) {
-          if (!followers.await(runId, next, KEEP_ALIVE_MS)) {
-            return; // the server is closing: the client resumes elsewhere
+          if (!followers.await(runId, next, Math.min(KEEP_ALIVE_MS, left))) {
+            return next; // the server is closing: the client resumes elsewhere
           }
           if ((System.nanoTime() - quietSince) / 1_000_000 >= KEEP_ALIVE_MS) {
             out.write(":\n\n".getBytes(StandardCharsets.UTF_8));
             out.flush();
             quietSince = System.nanoTime();
           }
+        } else {
+          followers.drop(runId, next);
         }
         next = followers.next(runId);
         page = RunStreamRoutes.tree(store.read(name, runId, stream, from, PAGE));
@@ -102,6 +138,7 @@ final class RunStreamEvents {
       // The answer has begun: the reader sees it end without an end event and resumes.
       log.warn("following stream {} of run {} failed: {}", stream, runId, e.toString());
     }
+    return next;
   }
 
   private static void send(OutputStream out, String event) throws IOException {

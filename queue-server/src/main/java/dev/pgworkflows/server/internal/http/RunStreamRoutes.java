@@ -43,7 +43,7 @@ public final class RunStreamRoutes {
     if (!Names.isStreamName(stream)) {
       throw ApiException.badRequest(
           "stream",
-          "stream name must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\"");
+          "stream name must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\", not dots alone");
     }
     return stream;
   }
@@ -80,7 +80,7 @@ public final class RunStreamRoutes {
     if (e == null) {
       throw ApiException.badRequest(at, at + " must be an object");
     }
-    if (e.writer() == null || !(e.writer().isEmpty() || Names.isStreamName(e.writer()))) {
+    if (e.writer() == null || !(e.writer().isEmpty() || Names.isStepName(e.writer()))) {
       throw ApiException.badRequest(
           at + ".writer", at + ".writer must be \"\" (the workflow body) or a step name");
     }

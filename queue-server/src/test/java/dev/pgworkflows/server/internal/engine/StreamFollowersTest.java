@@ -42,4 +42,29 @@ class StreamFollowersTest {
     assertThat(f).isDone();
     assertThat(followers.await(3, followers.next(3), 5_000)).isFalse();
   }
+
+  @Test
+  void aDroppedFollowerLeavesNothingBehind() {
+    StreamFollowers followers = new StreamFollowers();
+    CompletableFuture<Void> f = followers.next(5);
+    CompletableFuture<Void> g = followers.next(5);
+    followers.drop(5, f);
+    assertThat(followers.runsFollowed()).isEqualTo(1);
+    followers.drop(5, g);
+    assertThat(followers.runsFollowed()).isZero();
+    followers.drop(5, g); // again: nothing to do
+    assertThat(followers.runsFollowed()).isZero();
+  }
+
+  @Test
+  void followersBeyondTheCapAreNotAdmittedUntilOneLeaves() {
+    StreamFollowers followers = new StreamFollowers(2, java.time.Duration.ofMinutes(5));
+    assertThat(followers.enter()).isTrue();
+    assertThat(followers.enter()).isTrue();
+    assertThat(followers.enter()).isFalse();
+    assertThat(followers.following()).isEqualTo(2);
+    followers.leave();
+    assertThat(followers.enter()).isTrue();
+    assertThat(followers.maxAnswerMillis()).isEqualTo(300_000);
+  }
 }

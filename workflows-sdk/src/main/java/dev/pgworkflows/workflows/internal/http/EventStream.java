@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.WorkflowException;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.lang.reflect.Type;
+import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +17,15 @@ import java.util.NoSuchElementException;
  * Follows a run's stream over the server's Server-Sent Events route: each event an entry, until the
  * {@code end} event. A connection that drops (or sends nothing, not even its keep-alive comments,
  * for {@link #SILENCE}) is opened again after the last entry read ({@code Last-Event-ID}), with a
- * growing pause, for up to {@link #GIVE_UP} without progress; an error answer (4xx) is thrown.
+ * growing pause, for up to {@link #GIVE_UP} without progress; an error answer (4xx) is thrown. An
+ * answer the server ends without an end event (it bounds how long one lasts, or it stopped) is
+ * resumed too, after a pause of at least {@link #RESUME_PAUSE_MS} that grows while answers keep
+ * ending with no entry, up to {@link #MAX_RESUME_PAUSE_MS}.
+ *
+ * <p>One thread iterates; {@link #close} may come from another and never waits for it: it
+ * disconnects the connection on a thread of its own (the JDK's disconnect waits for a read in
+ * progress to return), and the iteration ends with the next line the server sends, a keep-alive
+ * comment at the latest (every 15 s).
  */
 public final class EventStream<E> implements Iterator<E>, AutoCloseable {
   /** How long a connection may stay silent: the server comments every 15 s. */
@@ -25,6 +33,12 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
 
   /** How long to keep trying to reach the server. */
   static final Duration GIVE_UP = Duration.ofMinutes(1);
+
+  /** The pause before resuming an answer that ended without an end event. */
+  static final long RESUME_PAUSE_MS = 100;
+
+  /** The longest pause before resuming an answer that ended without an end event. */
+  static final long MAX_RESUME_PAUSE_MS = 1_000;
 
   /** Makes the caller's element of an entry. */
   @FunctionalInterface
@@ -37,7 +51,9 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
   private final Maker<E> maker;
   private final com.fasterxml.jackson.databind.JavaType type;
   private long next;
+  // Read and replaced by the iterating thread only; close() touches only the connection.
   private BufferedReader in;
+  private volatile HttpURLConnection connection;
   private E ready;
   private volatile boolean done;
 
@@ -56,22 +72,40 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
     }
     long failingSince = 0;
     long pauseMs = 100;
+    long resumePauseMs = RESUME_PAUSE_MS;
     while (!done) {
       try {
-        if (in == null) {
-          InputStream body =
+        BufferedReader r = in;
+        if (r == null) {
+          HttpURLConnection c =
               transport.events(
                   path + "?from=" + next, next > 0 ? Long.toString(next - 1) : null, SILENCE);
-          in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+          connection = c;
+          if (done) {
+            // Closed while connecting: close() may have missed this connection.
+            c.disconnect();
+            break;
+          }
+          r = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8));
+          in = r;
         }
-        if (readEvent()) {
+        if (readEvent(r)) {
           return ready != null;
         }
-        // The answer ended without an end event (the server stopped): resume at once.
+        if (done) {
+          break; // closed from another thread
+        }
+        // The answer ended without an end event (the server bounds an answer's time, or it
+        // stopped): resume after a pause, longer each time no entry came in between.
         drop();
         failingSince = 0;
+        sleep(resumePauseMs);
+        resumePauseMs = Math.min(resumePauseMs * 2, MAX_RESUME_PAUSE_MS);
       } catch (IOException | ServerUnavailableException e) {
         drop();
+        if (done) {
+          break; // closed from another thread: the read ended with the connection
+        }
         long now = System.nanoTime();
         if (failingSince == 0) {
           failingSince = now;
@@ -85,6 +119,11 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
       }
     }
     return false;
+  }
+
+  /** Whether the iteration has ended (its end event came, it failed, or it was closed). */
+  public boolean isDone() {
+    return done;
   }
 
   @Override
@@ -101,10 +140,13 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
    * Reads one event: true after an entry (now {@link #ready}) or the end event (now done), false
    * when the answer ended first.
    */
-  private boolean readEvent() throws IOException {
+  private boolean readEvent(BufferedReader in) throws IOException {
     String event = null;
     StringBuilder data = new StringBuilder();
     for (String line; (line = in.readLine()) != null; ) {
+      if (done) {
+        return false;
+      }
       if (line.isEmpty()) {
         if (data.length() == 0 && event == null) {
           continue; // after a comment
@@ -134,15 +176,21 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
     return false;
   }
 
+  /** Lets the current answer go (on the iterating thread). */
   private void drop() {
     BufferedReader r = in;
     in = null;
+    HttpURLConnection c = connection;
+    connection = null;
     if (r != null) {
       try {
         r.close();
       } catch (IOException ignored) {
         // gone anyway
       }
+    }
+    if (c != null) {
+      c.disconnect();
     }
   }
 
@@ -155,10 +203,18 @@ public final class EventStream<E> implements Iterator<E>, AutoCloseable {
     }
   }
 
-  /** Stops following: the connection closes and the iteration ends. */
+  /**
+   * Stops following: the iteration ends and the connection closes. From any thread, without waiting
+   * for a read in progress.
+   */
   @Override
   public void close() {
     done = true;
-    drop();
+    HttpURLConnection c = connection;
+    if (c != null) {
+      Thread t = new Thread(c::disconnect, "stream-reader-close");
+      t.setDaemon(true);
+      t.start();
+    }
   }
 }

@@ -158,12 +158,12 @@ public final class Transport {
   }
 
   /**
-   * Opens a GET of Server-Sent Events and returns the open answer's body: the caller reads it and
-   * closes it. {@code lastEventId} (when not null) goes as {@code Last-Event-ID}; a read waits at
-   * most {@code silence}. Throws as {@link #send} does for an error status or an unreachable
-   * server.
+   * Opens a GET of Server-Sent Events and returns the open connection, its answer a success: the
+   * caller reads its body and disconnects it (from any thread, which ends a read in progress).
+   * {@code lastEventId} (when not null) goes as {@code Last-Event-ID}; a read waits at most {@code
+   * silence}. Throws as {@link #send} does for an error status or an unreachable server.
    */
-  public InputStream events(String path, String lastEventId, Duration silence) {
+  public HttpURLConnection events(String path, String lastEventId, Duration silence) {
     HttpURLConnection c = null;
     try {
       c = (HttpURLConnection) url(path).openConnection(proxy);
@@ -179,7 +179,7 @@ public final class Transport {
       }
       int status = c.getResponseCode();
       if (status >= 200 && status < 300) {
-        return c.getInputStream();
+        return c;
       }
       byte[] answer;
       try (InputStream in = c.getErrorStream()) {

@@ -49,7 +49,7 @@ public final class Replay implements WorkflowContext, StepContext {
     this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
     this.values = new JournaledValues(journal, completion, steps, env.clock());
-    this.streams = new RunStreams(lease);
+    this.streams = new RunStreams(lease, steps::beforeBodyWrite);
   }
 
   /** Ends the run with the body's result (and the last step's completion, if unsent). */
