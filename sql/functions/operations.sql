@@ -123,6 +123,7 @@ BEGIN
     IF v_seq IS NULL THEN
         RAISE EXCEPTION 'run % has no step "%" in its journal', p_run_id, p_from_step USING ERRCODE = '22023';
     END IF;
+    PERFORM queue.run_streams_restart(p_run_id, v_seq);
     WITH gone AS (
         DELETE FROM queue.workflow_step s WHERE s.run_id = p_run_id AND s.seq >= v_seq
         RETURNING s.*),

@@ -1,7 +1,8 @@
 -- Retention: the sweeper deletes in bounded batches, oldest first.
 
 -- Deletes up to p_limit ended runs whose retention has passed, with their journals and signals; a
--- child run goes only after its parent.
+-- child run goes only after its parent. A run's streams and their entries go with its row (their
+-- foreign keys cascade).
 CREATE OR REPLACE FUNCTION queue.sweep_workflow_runs(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql

@@ -12,6 +12,9 @@ public final class Names {
 
   private static final Pattern WORKFLOW = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,42}");
   private static final Pattern QUEUE = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,47}");
+  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
+  // Not dots alone: "." and ".." are path segments that URLs resolve away.
+  private static final Pattern STREAM = Pattern.compile("(?!\\.+$)[a-zA-Z0-9._-]{1,128}");
 
   private Names() {}
 
@@ -23,6 +26,19 @@ public final class Names {
   /** 1 to 48 characters of a-z, 0-9, "_" and "-", not starting with "-". */
   public static boolean isQueueName(String name) {
     return name != null && QUEUE.matcher(name).matches();
+  }
+
+  /**
+   * 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-", not dots alone: a run's stream (as a
+   * step name, which may be dots alone).
+   */
+  public static boolean isStreamName(String name) {
+    return name != null && STREAM.matcher(name).matches();
+  }
+
+  /** 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-": a step's name, which writes. */
+  public static boolean isStepName(String name) {
+    return name != null && STEP.matcher(name).matches();
   }
 
   /** The queue of a workflow's runs. */

@@ -12,6 +12,7 @@ import dev.pgworkflows.server.internal.engine.LongPoll;
 import dev.pgworkflows.server.internal.engine.Retries;
 import dev.pgworkflows.server.internal.engine.RunEnds;
 import dev.pgworkflows.server.internal.engine.Starts;
+import dev.pgworkflows.server.internal.engine.StreamFollowers;
 import dev.pgworkflows.server.internal.engine.TaskPolls;
 import dev.pgworkflows.server.internal.engine.TaskStreams;
 import dev.pgworkflows.server.internal.engine.Timers;
@@ -38,6 +39,7 @@ import dev.pgworkflows.server.internal.http.QueueRoutes;
 import dev.pgworkflows.server.internal.http.RouteScopes;
 import dev.pgworkflows.server.internal.http.RunControlRoutes;
 import dev.pgworkflows.server.internal.http.RunRoutes;
+import dev.pgworkflows.server.internal.http.RunStreamRoutes;
 import dev.pgworkflows.server.internal.http.ScheduleRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
@@ -57,6 +59,7 @@ import dev.pgworkflows.server.internal.store.FlowStore;
 import dev.pgworkflows.server.internal.store.OperationsStore;
 import dev.pgworkflows.server.internal.store.QueueStore;
 import dev.pgworkflows.server.internal.store.RunStore;
+import dev.pgworkflows.server.internal.store.RunStreamStore;
 import dev.pgworkflows.server.internal.store.ScheduleStore;
 import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.server.internal.store.TaskStore;
@@ -96,6 +99,7 @@ public final class QueueServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueServer.class);
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
+  private StreamFollowers streamFollowers; // set by the builder
   private Javalin app;
   private TaskStreams streams;
   private LongPoll longPoll;
@@ -106,6 +110,11 @@ public final class QueueServer implements AutoCloseable {
   private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
 
   private QueueServer() {}
+
+  /** The readers following streams here (a test's view). */
+  StreamFollowers streamFollowers() {
+    return streamFollowers;
+  }
 
   /** Starts a server; throws when the database cannot be reached or migrated. */
   public static QueueServer start(ServerConfig config) {
@@ -128,6 +137,8 @@ public final class QueueServer implements AutoCloseable {
     private OpenTelemetry otel;
     private InstantSource clock = InstantSource.system();
     private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
+    private int maxFollowers = StreamFollowers.MAX_OPEN;
+    private Duration maxFollowerAnswer = StreamFollowers.MAX_ANSWER;
 
     private Builder(ServerConfig config) {
       this.config = config;
@@ -158,9 +169,20 @@ public final class QueueServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Admits at most {@code maxOpen} readers following streams at once, each answer lasting at most
+     * {@code maxAnswer} (100 and 5 minutes by default); tests make them small.
+     */
+    Builder streamFollowing(int maxOpen, Duration maxAnswer) {
+      this.maxFollowers = maxOpen;
+      this.maxFollowerAnswer = maxAnswer;
+      return this;
+    }
+
     public QueueServer start() {
       QueueServer s = new QueueServer();
       s.webhookResolver = webhookResolver;
+      s.streamFollowers = new StreamFollowers(maxFollowers, maxFollowerAnswer);
       try {
         s.boot(config, otel != null ? otel : Tracing.fromEnvironment(System.getenv()), clock);
         return s;
@@ -183,6 +205,7 @@ public final class QueueServer implements AutoCloseable {
 
     QueueStore queues = new QueueStore(sql);
     Waiters waiters = new Waiters();
+    StreamFollowers followers = streamFollowers;
     Timers timers = new Timers(scheduler, waiters::wakeOne, clock);
     longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
     WebhookTargets webhookTargets = WebhookTargets.allowing(config.webhookAllow(), webhookResolver);
@@ -204,11 +227,16 @@ public final class QueueServer implements AutoCloseable {
             queue -> {
               if (queue.equals("#outbox")) {
                 delivery.nudge();
+              } else if (queue.startsWith(StreamFollowers.WAKEUP_PREFIX)) {
+                followers.wake(queue);
               } else {
                 waiters.wakeOne(queue);
               }
             },
-            () -> waiters.queuesWaitedOn().forEach(waiters::wakeOne));
+            () -> {
+              waiters.queuesWaitedOn().forEach(waiters::wakeOne);
+              followers.wakeAll();
+            });
     closeables.add(wakeups);
     wakeups.start();
     // A lost notification costs at most one fallback interval.
@@ -247,7 +275,7 @@ public final class QueueServer implements AutoCloseable {
     RunStore runs = new RunStore(sql, config.maxRetentionDays());
     TaskStore tasks = new TaskStore(sql);
     VersionRegistry versions = new VersionRegistry(tasks);
-    RunEnds runEnds = new RunEnds(events, spans);
+    RunEnds runEnds = new RunEnds(events, spans, followers::wake);
     Deadlines deadlines =
         new Deadlines(runs, runEnds, Duration.ofMillis(config.deadlineIntervalMs()), clock);
     closeables.add(deadlines);
@@ -285,6 +313,7 @@ public final class QueueServer implements AutoCloseable {
             new GroupRoutes(operations)::register,
             new TopicRoutes(new TopicStore(sql), delivery::nudge, webhookTargets)::register,
             new BlockerRoutes(new BlockerStore(sql), config.workerExpiryMs())::register,
+            new RunStreamRoutes(new RunStreamStore(sql), followers)::register,
             new WorkerRoutes(workerStore, config.workerExpiryMs())::register,
             new AuditRoutes(auditStore)::register);
     app =
@@ -412,6 +441,10 @@ public final class QueueServer implements AutoCloseable {
     }
     if (longPoll != null) {
       longPoll.endWaits();
+    }
+    if (streamFollowers != null) {
+      // Readers following streams end their answers; their clients resume on another server.
+      streamFollowers.close();
     }
     if (app != null) {
       app.stop();

@@ -42,6 +42,7 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{runId}", "1")
           .replace("{id}", "1")
           .replace("{streamId}", "no-such-stream")
+          .replace("{stream}", "scoped-stream")
           .replace("{event}", "scoped-event")
           .replace("{pattern}", "scoped.*")
           .replace("{topic}", "scoped.topic")

@@ -208,6 +208,38 @@ public final class WorkflowClient {
     return out;
   }
 
+  /**
+   * The run's stream {@code stream}, read from offset 0 ({@link StreamReader#from} for another) and
+   * followed live: iterating it yields each entry as it is written, its value read as {@code type},
+   * and ends once the stream is closed or the run has ended. Needs the {@code read} scope.
+   */
+  public <T> StreamReader<T> stream(String workflow, long runId, String stream, Class<T> type) {
+    return streamOf(workflow, runId, stream, type);
+  }
+
+  /** As {@link #stream(String, long, String, Class)}, for a generic value type. */
+  public <T> StreamReader<T> stream(String workflow, long runId, String stream, TypeRef<T> type) {
+    return streamOf(workflow, runId, stream, type.type());
+  }
+
+  /** As {@link #stream(String, long, String, Class)}, for a run this client started. */
+  public <T> StreamReader<T> stream(Started run, String stream, Class<T> type) {
+    return stream(run.workflow(), run.runId(), stream, type);
+  }
+
+  private <T> StreamReader<T> streamOf(
+      String workflow, long runId, String stream, java.lang.reflect.Type type) {
+    Workflow.checkName(workflow);
+    if (!dev.pgworkflows.protocol.Names.isStreamName(stream)) {
+      throw new IllegalArgumentException(
+          "stream name \""
+              + stream
+              + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\", not dots alone");
+    }
+    return new StreamReader<>(
+        transport, "/v1/workflows/" + workflow + "/runs/" + runId + "/streams/" + stream, type, 0);
+  }
+
   /** As {@link #blockers(String, long)}, for a run this client started. */
   public List<Blocker> blockers(Started run) {
     return blockers(run.workflow(), run.runId());

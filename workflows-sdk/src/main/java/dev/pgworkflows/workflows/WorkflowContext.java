@@ -43,4 +43,10 @@ public interface WorkflowContext {
    * marker. Keep the old branch until no such run is left.
    */
   boolean patched(String changeId);
+
+  /**
+   * The run's stream named {@code name}, to write output to as the run goes (progress, tokens):
+   * from the body or from a step's code. See {@link RunStream} for what retries and replays do.
+   */
+  RunStream stream(String name);
 }

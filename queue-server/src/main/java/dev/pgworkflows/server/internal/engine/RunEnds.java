@@ -3,15 +3,22 @@ package dev.pgworkflows.server.internal.engine;
 import dev.pgworkflows.server.internal.telemetry.RunSpans;
 import dev.pgworkflows.server.internal.telemetry.RunTrace;
 import java.time.Instant;
+import java.util.function.LongConsumer;
 
-/** What follows the end of a run, however it ended: the run metrics and the run's span. */
+/**
+ * What follows the end of a run, however it ended: the run metrics, the run's span, and the readers
+ * following its streams on this server (which learn of it at once rather than at their fallback
+ * read).
+ */
 public final class RunEnds {
   private final WorkflowEvents events;
   private final RunSpans spans;
+  private final LongConsumer streamFollowers;
 
-  public RunEnds(WorkflowEvents events, RunSpans spans) {
+  public RunEnds(WorkflowEvents events, RunSpans spans, LongConsumer streamFollowers) {
     this.events = events;
     this.spans = spans;
+    this.streamFollowers = streamFollowers;
   }
 
   /**
@@ -32,5 +39,6 @@ public final class RunEnds {
             : (completedAt.toEpochMilli() - startedAt.toEpochMilli()) / 1000.0;
     events.finished(name, status, seconds);
     spans.runEnded(RunTrace.decode(traceContext), name, version, runId, status, startedAt);
+    streamFollowers.accept(runId);
   }
 }

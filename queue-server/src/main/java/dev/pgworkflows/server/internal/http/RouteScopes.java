@@ -51,6 +51,8 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/concurrency/{key}", READ),
           Map.entry("GET /v1/rate-limits/{key}", READ),
           Map.entry("GET /v1/queues/{queue}/parked", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams/{stream}", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -77,6 +79,8 @@ public final class RouteScopes {
           // A worker sets the concurrency limit of its workflow's definition.
           Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
+          // Steps and bodies append to their run's streams.
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/streams/{stream}", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),

@@ -158,6 +158,57 @@ public final class Transport {
   }
 
   /**
+   * Opens a GET of Server-Sent Events and returns the open connection, its answer a success: the
+   * caller reads its body and disconnects it (from any thread, which ends a read in progress).
+   * {@code lastEventId} (when not null) goes as {@code Last-Event-ID}; a read waits at most {@code
+   * silence}. Throws as {@link #send} does for an error status or an unreachable server.
+   */
+  public HttpURLConnection events(String path, String lastEventId, Duration silence) {
+    HttpURLConnection c = null;
+    try {
+      c = (HttpURLConnection) url(path).openConnection(proxy);
+      c.setConnectTimeout(5_000);
+      c.setReadTimeout((int) Math.min(Integer.MAX_VALUE, silence.toMillis()));
+      c.setUseCaches(false);
+      c.setRequestMethod("GET");
+      c.setRequestProperty("Authorization", authorization);
+      headers.forEach(c::setRequestProperty);
+      c.setRequestProperty("Accept", "text/event-stream");
+      if (lastEventId != null) {
+        c.setRequestProperty("Last-Event-ID", lastEventId);
+      }
+      int status = c.getResponseCode();
+      if (status >= 200 && status < 300) {
+        return c;
+      }
+      byte[] answer;
+      try (InputStream in = c.getErrorStream()) {
+        answer = in == null ? new byte[0] : in.readAllBytes();
+      }
+      JsonNode json = parse(answer);
+      Problem problem = json != null && json.isObject() ? problem(json) : null;
+      String detail =
+          problem != null && problem.detail() != null ? problem.detail() : "HTTP " + status;
+      if (status == 502 || status == 503 || status == 504) {
+        throw new ServerUnavailableException("server answered " + status + ": " + detail, null);
+      }
+      throw new ApiException(status, detail);
+    } catch (IOException e) {
+      if (c != null) {
+        c.disconnect();
+      }
+      throw new ServerUnavailableException(
+          "server "
+              + base
+              + " is unreachable: "
+              + e.getClass().getSimpleName()
+              + " "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
    * Sends one request. Throws {@link ApiException} for an error status and {@link
    * ServerUnavailableException} when the server cannot be reached or answers 502 to 504.
    *

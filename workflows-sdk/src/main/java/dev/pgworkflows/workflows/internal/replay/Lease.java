@@ -15,6 +15,8 @@ import dev.pgworkflows.protocol.RetryRequest;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StepRecord;
+import dev.pgworkflows.protocol.StreamWrite;
+import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
@@ -47,7 +49,7 @@ public final class Lease {
   private final int leaseSeconds;
   private final boolean offline;
   private String receipt;
-  private long expiresAtNanos;
+  private volatile long expiresAtNanos;
 
   public Lease(
       Transport transport, Completions completions, String workflow, Task task, Duration duration) {
@@ -169,6 +171,32 @@ public final class Lease {
     JournalRequest body = new JournalRequest(messageId, receipt, steps);
     return write(
         "/steps", () -> transport.post(base + "/steps", body, JournalOutcome.class), STALE_STEPS);
+  }
+
+  /**
+   * Writes to the run's stream {@code stream}, retrying while the server is unreachable until the
+   * lease would have run out. Not serialised with the lease's other writes (it presents no
+   * receipt). A refusal is thrown to the writer as the {@link ApiException} it is.
+   */
+  public StreamWritten writeStream(String stream, StreamWrite body) {
+    long backoffMs = 50;
+    while (true) {
+      try {
+        return transport.post(base + "/streams/" + stream, body, StreamWritten.class);
+      } catch (ServerUnavailableException e) {
+        if (System.nanoTime() - expiresAtNanos > 0) {
+          throw e;
+        }
+        log.debug("server unavailable for a stream write; retrying in {} ms", backoffMs);
+        try {
+          Thread.sleep(backoffMs);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoffMs = Math.min(backoffMs * 2, 2_000);
+      }
+    }
   }
 
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */

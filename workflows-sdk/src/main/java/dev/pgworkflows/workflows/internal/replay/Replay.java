@@ -8,6 +8,7 @@ import dev.pgworkflows.workflows.ChildRun;
 import dev.pgworkflows.workflows.Fired;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Retry;
+import dev.pgworkflows.workflows.RunStream;
 import dev.pgworkflows.workflows.StepContext;
 import dev.pgworkflows.workflows.TypeRef;
 import dev.pgworkflows.workflows.Workflow;
@@ -35,6 +36,7 @@ public final class Replay implements WorkflowContext, StepContext {
   private final ParallelSteps parallel;
   private final Composition composition;
   private final JournaledValues values;
+  private final RunStreams streams;
 
   public Replay(String workflow, Task task, Lease lease, RunEnvironment env) {
     this(workflow, task, new Journal(task.runId(), task.journal()), lease, env);
@@ -50,6 +52,7 @@ public final class Replay implements WorkflowContext, StepContext {
     this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
     this.values = new JournaledValues(journal, completion, steps, env.clock());
+    this.streams = new RunStreams(lease, steps::beforeBodyWrite);
   }
 
   /** Ends the run with the body's result (and the last step's completion, if unsent). */
@@ -117,6 +120,11 @@ public final class Replay implements WorkflowContext, StepContext {
   @Override
   public boolean patched(String changeId) {
     return values.patched(changeId);
+  }
+
+  @Override
+  public RunStream stream(String name) {
+    return streams.stream(name);
   }
 
   // ---- StepContext

@@ -225,6 +225,18 @@ final class StepExecution {
   }
 
   /**
+   * Before a stream write of the body: sends the previous step's completion first, so the body's
+   * entry is newer than that step's journal row (a restart from a step tells the body's entries
+   * before it from those after it by that row's time).
+   */
+  void beforeBodyWrite() {
+    Integer next = completion.flush();
+    if (next != null) {
+      attempt = next;
+    }
+  }
+
+  /**
    * Before a new step: sends the previous step's completion, and stops when the run was cancelled
    * or the worker is closing (the run is handed back, to continue elsewhere at this step).
    */

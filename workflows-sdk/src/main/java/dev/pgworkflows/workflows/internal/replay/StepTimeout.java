@@ -18,7 +18,18 @@ import java.util.concurrent.TimeoutException;
 final class StepTimeout {
   private StepTimeout() {}
 
-  static <T> T call(String name, StepContext.Fn<T> fn, Duration timeout) throws Throwable {
+  static <T> T call(String name, StepContext.Fn<T> step, Duration timeout) throws Throwable {
+    // Each call is one attempt: its stream writes count from 0 (the same identities on a retry),
+    // and a thread it leaves running writes no more once the call is over.
+    RunStreams.Attempt attempt = new RunStreams.Attempt(name);
+    try {
+      return run(name, attempt.wrap(step), timeout);
+    } finally {
+      attempt.end();
+    }
+  }
+
+  private static <T> T run(String name, StepContext.Fn<T> fn, Duration timeout) throws Throwable {
     if (timeout == null) {
       return fn.call();
     }
