@@ -51,6 +51,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/concurrency/{key}", READ),
           Map.entry("GET /v1/rate-limits/{key}", READ),
           Map.entry("GET /v1/queues/{queue}/parked", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -77,6 +78,7 @@ public final class RouteScopes {
           // A worker sets the concurrency limit of its workflow's definition.
           Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/continue-as-new", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),

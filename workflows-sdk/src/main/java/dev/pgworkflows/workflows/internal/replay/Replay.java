@@ -116,6 +116,12 @@ public final class Replay implements WorkflowContext, StepContext {
     return values.patched(changeId);
   }
 
+  @Override
+  public <T> T continueAsNew(Object input) {
+    steps.checkOutsideStepFor("continueAsNew");
+    throw completion.continueAsNew(input);
+  }
+
   // ---- StepContext
 
   @Override

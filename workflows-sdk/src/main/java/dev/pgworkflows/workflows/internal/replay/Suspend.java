@@ -16,7 +16,9 @@ public final class Suspend extends Error {
     RELEASED,
     LEASE_LOST,
     /** An operator paused the run or its workflow: the server took the run back after a step. */
-    PAUSED
+    PAUSED,
+    /** The run ended and its successor started (continue-as-new). */
+    CONTINUED_AS_NEW
   }
 
   private final Why why;
