@@ -61,21 +61,24 @@ AS $$
 $$;
 
 -- Tells a child's parent that the child ended, as the event __child.<runId> with the child's status,
--- output and error; a parent no longer running is not told.
+-- output and error; a parent no longer running is not told. A child that continued as new has not
+-- ended: the last run of its chain reports the chain's end under the first run's id, the one the
+-- parent knows.
 CREATE OR REPLACE FUNCTION queue.workflow_child_ended()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $$
 BEGIN
     PERFORM * FROM queue.workflow_deliver(
-        NEW.parent_run_id, '__child.' || NEW.run_id,
-        jsonb_build_object('runId', NEW.run_id, 'workflow', NEW.workflow_name, 'status', NEW.status,
-                           'output', NEW.output, 'error', NEW.error));
+        NEW.parent_run_id, '__child.' || coalesce(NEW.chain_first, NEW.run_id),
+        jsonb_build_object('runId', coalesce(NEW.chain_first, NEW.run_id), 'workflow', NEW.workflow_name,
+                           'status', NEW.status, 'output', NEW.output, 'error', NEW.error));
     RETURN NULL;
 END $$;
 
 CREATE OR REPLACE TRIGGER workflow_run_child_ended
     AFTER UPDATE OF status ON queue.workflow_run
     FOR EACH ROW
-    WHEN (OLD.status = 'running' AND NEW.status <> 'running' AND NEW.parent_run_id IS NOT NULL)
+    WHEN (OLD.status = 'running' AND NEW.status <> 'running' AND NEW.parent_run_id IS NOT NULL
+          AND NEW.continued_to IS NULL)
     EXECUTE FUNCTION queue.workflow_child_ended();

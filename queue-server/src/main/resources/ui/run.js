@@ -199,6 +199,8 @@ export function runView(name, runId) {
           ? fact("Parent", r.parent.workflow ? link(runHash(r.parent.workflow, r.parent.runId), `#${r.parent.runId} (${r.parent.workflow})`, "parent-link") : `#${r.parent.runId} (deleted)`, ` at step ${r.parent.step}`)
           : null,
         r.forkedFrom ? fact("Forked from", link(runHash(name, r.forkedFrom.runId), `#${r.forkedFrom.runId}`, "forked-from-link"), ` at step ${r.forkedFrom.step}`) : null,
+        r.continuedFrom ? fact("Continued from", link(runHash(name, r.continuedFrom), `#${r.continuedFrom}`, "continued-from-link")) : null,
+        r.continuedTo ? fact("Continued as", link(runHash(name, r.continuedTo), `#${r.continuedTo}`, "continued-to-link")) : null,
         r.waitingFor ? fact("Waiting for", waiting(r.waitingFor)) : null,
       ),
     ]);

@@ -19,6 +19,8 @@ import java.util.List;
  * @param priority the priority its start gave (0 to 9, higher first)
  * @param paused whether an operator paused the run: its task is handed out only after a resume
  * @param forkedFrom the run and step this run was forked from, when it is a fork
+ * @param continuedFrom the run this one continues, when a run continued as new into it
+ * @param continuedTo the run that continues this one, when it continued as new
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Run(
@@ -42,7 +44,9 @@ public record Run(
     String concurrencyKey,
     Integer priority,
     boolean paused,
-    ForkedFrom forkedFrom) {
+    ForkedFrom forkedFrom,
+    Long continuedFrom,
+    Long continuedTo) {
 
   /** The run a fork was made from and the step from which the fork went its own way. */
   public record ForkedFrom(long runId, String step) {}
@@ -80,7 +84,9 @@ public record Run(
         concurrencyKey,
         priority,
         paused,
-        forkedFrom);
+        forkedFrom,
+        continuedFrom,
+        continuedTo);
   }
 
   /**

@@ -24,6 +24,7 @@ import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.http.AuditRoutes;
 import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.BlockerRoutes;
+import dev.pgworkflows.server.internal.http.ChainRoutes;
 import dev.pgworkflows.server.internal.http.ChildRoutes;
 import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.Exposure;
@@ -55,6 +56,7 @@ import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.server.internal.maintenance.WorkerRegistry;
 import dev.pgworkflows.server.internal.store.AuditStore;
 import dev.pgworkflows.server.internal.store.BlockerStore;
+import dev.pgworkflows.server.internal.store.ChainStore;
 import dev.pgworkflows.server.internal.store.FlowStore;
 import dev.pgworkflows.server.internal.store.OperationsStore;
 import dev.pgworkflows.server.internal.store.QueueStore;
@@ -298,6 +300,14 @@ public final class QueueServer implements AutoCloseable {
             new CompletionRoutes(completions, streams, clock)::register,
             new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
             new JournalRoutes(tasks)::register,
+            new ChainRoutes(
+                    new ChainStore(sql, config.maxRetentionDays()),
+                    runs,
+                    runEnds,
+                    events,
+                    streams,
+                    tracing)
+                ::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,

@@ -13,6 +13,8 @@ import java.util.List;
  * the start gave none. {@code concurrencyKey} and {@code priority} are those its start gave, if
  * any. {@code paused} says whether an operator paused the run ({@link WorkflowClient#pause}); a
  * forked run ({@link WorkflowClient#fork}) names its origin in {@code forkedFrom}, null otherwise.
+ * A run that continued as new ({@link WorkflowContext#continueAsNew}) names its successor in {@code
+ * continuedTo}, and the successor it in {@code continuedFrom}; both null outside a chain.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(
@@ -35,7 +37,9 @@ public record RunInfo(
     String concurrencyKey,
     Integer priority,
     boolean paused,
-    ForkedFrom forkedFrom) {
+    ForkedFrom forkedFrom,
+    Long continuedFrom,
+    Long continuedTo) {
 
   /** The run a fork was made from, and the step from which the fork went its own way. */
   public record ForkedFrom(long runId, String step) {}

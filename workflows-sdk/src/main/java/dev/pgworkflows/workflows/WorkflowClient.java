@@ -457,9 +457,35 @@ public final class WorkflowClient {
   }
 
   /**
-   * Waits for the run to end and returns its output as {@code type}. Throws {@link
-   * WorkflowFailedException} when it failed, was cancelled or timed out, and {@link
-   * WorkflowException} when {@code timeout} passes first.
+   * The runs of the chain {@code runId} belongs to (runs linked by continue-as-new), first to last;
+   * a run in no chain is a chain of one. Reads every page.
+   */
+  public List<RunInfo> chain(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    List<RunInfo> runs = new ArrayList<>();
+    String cursor = null;
+    do {
+      RunPage page =
+          transport.get(
+              "/v1/workflows/"
+                  + workflow
+                  + "/runs/"
+                  + runId
+                  + "/chain?limit=1000"
+                  + (cursor == null ? "" : "&cursor=" + encode(cursor)),
+              RunPage.class);
+      page.runs().forEach(r -> runs.add(runInfo(r)));
+      cursor = page.nextCursor();
+    } while (cursor != null);
+    return runs;
+  }
+
+  /**
+   * Waits for the run to end and returns its output as {@code type}. A run that continued as new is
+   * followed to the last run of its chain, whose result this is (the run's own view, output {@code
+   * {"continuedTo": <runId>}}, is {@link #get}'s). Throws {@link WorkflowFailedException} when it
+   * failed, was cancelled or timed out, and {@link WorkflowException} when {@code timeout} passes
+   * first.
    */
   public <O> O awaitResult(String workflow, long runId, Class<O> type, Duration timeout) {
     return awaitResult(workflow, runId, TypeRef.of(type), timeout);
@@ -471,8 +497,15 @@ public final class WorkflowClient {
         timeout.compareTo(Duration.ofDays(36_500)) > 0 ? Long.MAX_VALUE / 2 : timeout.toNanos();
     long deadline = System.nanoTime() + budget;
     long pauseMs = 10;
+    long current = runId;
     while (true) {
-      RunInfo run = get(workflow, runId);
+      RunInfo run = get(workflow, current);
+      if (run.continuedTo() != null) {
+        // Continued as new: the chain's result is its last run's.
+        current = run.continuedTo();
+        pauseMs = 10;
+        continue;
+      }
       if (run.status() == RunStatus.COMPLETED) {
         JavaType jt = Transport.JSON.getTypeFactory().constructType(type.type());
         return run.output() == null || run.output().isNull()
@@ -532,7 +565,9 @@ public final class WorkflowClient {
         r.paused(),
         r.forkedFrom() == null
             ? null
-            : new RunInfo.ForkedFrom(r.forkedFrom().runId(), r.forkedFrom().step()));
+            : new RunInfo.ForkedFrom(r.forkedFrom().runId(), r.forkedFrom().step()),
+        r.continuedFrom(),
+        r.continuedTo());
   }
 
   /** JSON text as a tree; null stays null, the text {@code null} is a NullNode. */

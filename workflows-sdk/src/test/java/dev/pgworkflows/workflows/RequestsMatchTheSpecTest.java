@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Every request the SDK sends conforms to openapi.yaml: the client's and the worker's requests go
  * through a recording proxy, cover every route the SDK uses (starts alone and in batches, polls,
  * task streams, completions alone and in batches with tasks taken back, retries, lease extensions,
- * signals, cancels, run reads), and each is checked against the spec.
+ * signals, cancels, run reads, continue-as-new and chains), and each is checked against the spec.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RequestsMatchTheSpecTest {
@@ -62,6 +62,8 @@ class RequestsMatchTheSpecTest {
           "POST /v1/workflows/{name}/runs/{runId}/resume",
           "POST /v1/workflows/{name}/runs/{runId}/restart",
           "POST /v1/workflows/{name}/runs/{runId}/fork",
+          "POST /v1/workflows/{name}/runs/{runId}/continue-as-new",
+          "GET /v1/workflows/{name}/runs/{runId}/chain",
           "GET /v1/workers");
 
   record Approval(boolean ok, String by) {}
@@ -75,6 +77,7 @@ class RequestsMatchTheSpecTest {
       exerciseAStream(proxy, client);
       exerciseFlowControl(proxy, client);
       exerciseOperations(client);
+      exerciseContinueAsNew(proxy, client);
 
       List<RecordingProxy.Recorded> requests = proxy.requests();
       Set<String> routes = new TreeSet<>();
@@ -201,6 +204,29 @@ class RequestsMatchTheSpecTest {
     assertThat(client.fork("contract", failed, "first", "other").input().asText())
         .isEqualTo("other");
     client.cancel("contract", failed);
+  }
+
+  /** A run that continues as new twice (with and without a held step), its chain and result. */
+  private static void exerciseContinueAsNew(RecordingProxy proxy, WorkflowClient client) {
+    Workflow<Integer, Integer> wf =
+        Workflow.define("contract-renew", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  if (n == 1) {
+                    ctx.step().run("tick", Integer.class, () -> n);
+                  }
+                  return n >= 2 ? n : ctx.continueAsNew(n + 1);
+                });
+    Worker worker =
+        wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
+    try {
+      long run = client.start(wf, 0).runId();
+      assertThat(client.awaitResult("contract-renew", run, Integer.class, Duration.ofSeconds(30)))
+          .isEqualTo(2);
+      assertThat(client.chain("contract-renew", run)).hasSize(3);
+    } finally {
+      worker.close();
+    }
   }
 
   /** Limits set and removed, a keyed start with a priority, and a rate-limited step. */

@@ -53,6 +53,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/queues/{queue}/parked", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams/{stream}", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -81,6 +82,7 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Steps and bodies append to their run's streams.
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/streams/{stream}", WORKER),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/continue-as-new", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),

@@ -65,7 +65,9 @@ final class Rows {
             rs.getString("concurrency_key"),
             rs.getObject("priority", Integer.class),
             rs.getTimestamp("paused_at") != null,
-            forkedFrom(rs));
+            forkedFrom(rs),
+            rs.getObject("continued_from", Long.class),
+            rs.getObject("continued_to", Long.class));
     return new StoredRun(run, rs.getString("trace_context"));
   }
 

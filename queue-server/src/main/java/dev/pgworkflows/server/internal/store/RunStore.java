@@ -169,7 +169,7 @@ public final class RunStore {
   }
 
   /** A child's parent's workflow, by key: a parent deleted by retention leaves it null. */
-  private static final String PARENT_WORKFLOW =
+  static final String PARENT_WORKFLOW =
       "CASE WHEN r.parent_run_id IS NOT NULL THEN (SELECT p.workflow_name FROM queue.workflow_run p"
           + " WHERE p.run_id = r.parent_run_id) END AS parent_workflow";
 

@@ -1,8 +1,11 @@
 package dev.pgworkflows.workflows.internal.replay;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.ContinueAsNewOutcome;
+import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.LeaseExtended;
@@ -112,6 +115,27 @@ public final class Lease {
    */
   public synchronized String finish(RunResult result, StepRecord step, Double seconds) {
     return complete(step, null, result, seconds, true).outcome();
+  }
+
+  /**
+   * Ends the run and starts its successor with {@code input}, journaling {@code step} (when given)
+   * in the same transaction; answers ok, stale or not_running.
+   */
+  public synchronized String continueAsNew(JsonNode input, StepRecord step, Double seconds) {
+    ContinueAsNewRequest body = new ContinueAsNewRequest(messageId, receipt, input, step, seconds);
+    return write(
+        "/continue-as-new",
+        () ->
+            // The run is done with on this worker: its slot is free, as after a retry.
+            transport
+                .post(
+                    base + "/continue-as-new",
+                    body,
+                    SlotReports.HEADER,
+                    completions.slotReport(1),
+                    ContinueAsNewOutcome.class)
+                .outcome(),
+        "stale");
   }
 
   /** Hands the task back to reappear after {@code delay}. */

@@ -127,6 +127,12 @@ public final class Replay implements WorkflowContext, StepContext {
     return streams.stream(name);
   }
 
+  @Override
+  public <T> T continueAsNew(Object input) {
+    steps.checkOutsideStepFor("continueAsNew");
+    throw completion.continueAsNew(input);
+  }
+
   // ---- StepContext
 
   @Override

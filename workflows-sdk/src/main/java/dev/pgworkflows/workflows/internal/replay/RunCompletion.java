@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.replay;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.RunResult;
@@ -59,6 +60,32 @@ final class RunCompletion {
     ObjectNode json =
         error instanceof StepFailedException sf ? stepError(sf) : StepErrors.json(error, null);
     return end(new RunResult("failed", null, json));
+  }
+
+  /**
+   * Ends the run and starts its successor with {@code input}, the unsent step completion (if any)
+   * journaled in the same transaction; returns what unwinds the body.
+   */
+  Suspend continueAsNew(Object input) {
+    // Converted first: an input that does not serialise fails the run as a body's error would.
+    JsonNode json = Transport.JSON.valueToTree(input);
+    Unsent u = unsent;
+    unsent = null;
+    String outcome;
+    if (u == null) {
+      outcome = lease.continueAsNew(json, null, null);
+    } else {
+      // The write joins the step's trace, as it would have when sent at the step's end.
+      Scope scope = u.span().makeCurrent();
+      try {
+        outcome = lease.continueAsNew(json, u.step(), u.seconds());
+      } finally {
+        scope.close();
+      }
+      hook.completionCommitted(u.name());
+    }
+    return new Suspend(
+        "ok".equals(outcome) ? Suspend.Why.CONTINUED_AS_NEW : Suspend.Why.LEASE_LOST);
   }
 
   /** Hands the task back untouched, to be picked up again after {@code delay}. */

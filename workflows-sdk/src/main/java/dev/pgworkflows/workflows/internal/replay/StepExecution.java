@@ -94,6 +94,14 @@ final class StepExecution {
     }
   }
 
+  /** Throws when {@code what}, which only the body may call, is called from inside a step. */
+  void checkOutsideStepFor(String what) {
+    if (inStep) {
+      throw new IllegalStateException(
+          what + " was called inside a step; call it from the workflow body");
+    }
+  }
+
   /** A step other than a run step was journaled: the next step starts at its first attempt. */
   void journaled() {
     attempt = 1;

@@ -21,7 +21,9 @@ public final class Suspend extends Error {
      * A replay without a server ({@link ReplayOnly}) reached the end of its journal: the body's
      * next act would be a write, which its lease refuses.
      */
-    JOURNAL_END
+    JOURNAL_END,
+    /** The run ended and its successor started (continue-as-new). */
+    CONTINUED_AS_NEW
   }
 
   private final Why why;
