@@ -12,6 +12,7 @@ import dev.pgworkflows.server.internal.engine.LongPoll;
 import dev.pgworkflows.server.internal.engine.Retries;
 import dev.pgworkflows.server.internal.engine.RunEnds;
 import dev.pgworkflows.server.internal.engine.Starts;
+import dev.pgworkflows.server.internal.engine.StateWaits;
 import dev.pgworkflows.server.internal.engine.TaskPolls;
 import dev.pgworkflows.server.internal.engine.TaskStreams;
 import dev.pgworkflows.server.internal.engine.Timers;
@@ -40,6 +41,7 @@ import dev.pgworkflows.server.internal.http.RunControlRoutes;
 import dev.pgworkflows.server.internal.http.RunRoutes;
 import dev.pgworkflows.server.internal.http.ScheduleRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
+import dev.pgworkflows.server.internal.http.StateRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
 import dev.pgworkflows.server.internal.http.TopicRoutes;
 import dev.pgworkflows.server.internal.http.UiRoutes;
@@ -59,6 +61,7 @@ import dev.pgworkflows.server.internal.store.QueueStore;
 import dev.pgworkflows.server.internal.store.RunStore;
 import dev.pgworkflows.server.internal.store.ScheduleStore;
 import dev.pgworkflows.server.internal.store.Sql;
+import dev.pgworkflows.server.internal.store.StateStore;
 import dev.pgworkflows.server.internal.store.TaskStore;
 import dev.pgworkflows.server.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.store.WorkerStore;
@@ -256,8 +259,14 @@ public final class QueueServer implements AutoCloseable {
     WorkerSightings sightings = new WorkerSightings(config.workerExpiryMs());
     WorkerStore workerStore = new WorkerStore(sql);
     Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
+    StateStore stateStore = new StateStore(sql);
+    // Waits for a run's state: woken at once by this server's completions, and every half second
+    // for changes other servers journaled.
+    StateWaits stateWaits =
+        new StateWaits(stateStore::state, scheduler, io, Duration.ofMillis(500));
     Completions completions =
-        new Completions(tasks, timers, events, runEnds, spans, versions, clock);
+        new Completions(
+            tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);
 
     StartRoutes startRoutes = new StartRoutes(starts, tracing);
     RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
@@ -269,10 +278,11 @@ public final class QueueServer implements AutoCloseable {
             new StreamRoutes(streams, versions, sightings)::register,
             new CompletionRoutes(completions, streams, clock)::register,
             new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
-            new JournalRoutes(tasks)::register,
+            new JournalRoutes(tasks, stateWaits::changed)::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
+            new StateRoutes(runs, stateStore, stateWaits)::register,
             new RunControlRoutes(operations, runs)::register,
             new ChildRoutes(runs, events, tracing)::register,
             new ScheduleRoutes(new ScheduleStore(sql), clock)::register,

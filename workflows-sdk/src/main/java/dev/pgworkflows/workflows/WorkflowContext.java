@@ -43,4 +43,11 @@ public interface WorkflowContext {
    * marker. Keep the old branch until no such run is left.
    */
   boolean patched(String changeId);
+
+  /**
+   * The run's state: a small map of keys to JSON values, readable from outside while the run is in
+   * flight. Usable from the body and from step code; see {@link RunState} for when changes become
+   * visible.
+   */
+  RunState state();
 }
