@@ -129,9 +129,9 @@ BEGIN
         RETURNING s.*),
          kept AS (
         INSERT INTO queue.workflow_step_aside (run_id, step_name, seq, kind, output, error, timed_out,
-                                               attempts, started_at, completed_at)
+                                               attempts, started_at, completed_at, state)
         SELECT g.run_id, g.step_name, g.seq, g.kind, g.output, g.error, g.timed_out, g.attempts,
-               g.started_at, g.completed_at
+               g.started_at, g.completed_at, g.state
           FROM gone g
         RETURNING step_name)
     SELECT array_agg(k.step_name) INTO v_steps FROM kept k;
@@ -188,9 +188,9 @@ BEGIN
             CASE WHEN coalesce(p_with_input, false) THEN coalesce(p_input, 'null'::jsonb) ELSE o.input END,
             o.retention_days, v_msg, o.concurrency_key, o.priority, p_run_id, p_from_step);
     INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, timed_out, attempts,
-                                     started_at, completed_at)
+                                     started_at, completed_at, state)
     SELECT v_run, s.step_name, s.seq, s.kind, s.output, s.error, s.timed_out, s.attempts, s.started_at,
-           s.completed_at
+           s.completed_at, s.state
       FROM queue.workflow_step s
      WHERE s.run_id = p_run_id AND s.seq < v_seq
      ORDER BY s.seq;
@@ -211,7 +211,8 @@ AS $$
                    jsonb_build_object(
                        'name', s.step_name, 'kind', s.kind, 'output', s.output, 'error', s.error,
                        'timedOut', s.timed_out, 'attempts', s.attempts, 'startedAt', s.started_at,
-                       'completedAt', s.completed_at, 'setAside', false) AS row
+                       'completedAt', s.completed_at, 'setAside', false)
+                   || CASE WHEN s.state IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('state', s.state) END AS row
               FROM queue.workflow_step s WHERE s.run_id = p_run_id
             UNION ALL
             SELECT a.seq, a.set_aside_at,
@@ -219,6 +220,7 @@ AS $$
                        'name', a.step_name, 'kind', a.kind, 'output', a.output, 'error', a.error,
                        'timedOut', a.timed_out, 'attempts', a.attempts, 'startedAt', a.started_at,
                        'completedAt', a.completed_at, 'setAside', true, 'setAsideAt', a.set_aside_at)
+                   || CASE WHEN a.state IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('state', a.state) END
               FROM queue.workflow_step_aside a WHERE a.run_id = p_run_id) x;
 $$;
 

@@ -3,7 +3,7 @@
 
 -- The fast path of workflow_complete_step for a step whose run goes on at once on the same message;
 -- no row when the general path must answer.
-CREATE OR REPLACE FUNCTION queue.workflow_continue_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_lease integer)
+CREATE OR REPLACE FUNCTION queue.workflow_continue_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_lease integer, p_state jsonb DEFAULT NULL)
  RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -79,11 +79,15 @@ BEGIN
     END IF;
 
     IF p_step_name IS NOT NULL THEN
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        IF p_state IS NOT NULL THEN
+            PERFORM queue.check_run_state('step.state', p_run_id, p_state);
+        END IF;
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                         state)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(coalesce(v_ct, 1), 1),
-                coalesce(p_started_at, now()))
+                coalesce(p_started_at, now()), p_state)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
@@ -96,7 +100,7 @@ END $$;
 -- Journals a step exactly once and sends the run on (continue inline, sleep, wait, or end) in one
 -- transaction; a duplicate only acks. An inline continuation of a paused run or workflow hands the
 -- run back (outcome paused).
-CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_result jsonb, p_lease integer DEFAULT 60)
+CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_result jsonb, p_lease integer DEFAULT 60, p_state jsonb DEFAULT NULL)
  RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -115,7 +119,7 @@ BEGIN
     IF coalesce((p_next ->> 'inline')::boolean, false) THEN
         RETURN QUERY SELECT * FROM queue.workflow_continue_step(
             p_run_id, p_msg_id, p_receipt, p_step_name, p_step_kind, p_output, p_error,
-            p_started_at, p_next, p_lease);
+            p_started_at, p_next, p_lease, p_state);
         IF FOUND THEN
             RETURN;
         END IF;
@@ -146,16 +150,19 @@ BEGIN
         IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
             RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
         END IF;
+        IF p_state IS NOT NULL THEN
+            PERFORM queue.check_run_state('step.state', p_run_id, p_state);
+        END IF;
         -- A step with no start of its own starts with this transaction, when it completes; a
         -- sleep completes when it ends, so its row shows its duration.
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         completed_at)
+                                         completed_at, state)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error,
                 greatest(coalesce(queue.read_ct(v_queue, p_msg_id), 1), 1),
                 coalesce(p_started_at, now()),
-                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END)
+                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END, p_state)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -218,7 +225,7 @@ END $$;
 
 -- Journals a run's last step and ends the run with its result in one transaction; falls back to
 -- workflow_complete_step when not the lease holder.
-CREATE OR REPLACE FUNCTION queue.workflow_complete_ended(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_result jsonb, p_lease integer DEFAULT 60)
+CREATE OR REPLACE FUNCTION queue.workflow_complete_ended(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_result jsonb, p_lease integer DEFAULT 60, p_state jsonb DEFAULT NULL)
  RETURNS TABLE(outcome text, version integer, started_at timestamp with time zone, completed_at timestamp with time zone, trace_context text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -250,7 +257,8 @@ BEGIN
         -- Not running, or stale: the general path answers (and drops what it must).
         SELECT c.outcome INTO outcome
           FROM queue.workflow_complete_step(p_run_id, p_msg_id, p_receipt, p_step_name, p_step_kind,
-                                            p_output, p_error, p_started_at, NULL, p_result, p_lease) c;
+                                            p_output, p_error, p_started_at, NULL, p_result, p_lease,
+                                            p_state) c;
         RETURN NEXT;
         RETURN;
     END IF;
@@ -263,11 +271,15 @@ BEGIN
         IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
             RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
         END IF;
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        IF p_state IS NOT NULL THEN
+            PERFORM queue.check_run_state('step.state', p_run_id, p_state);
+        END IF;
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                         state)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(v_ct, 1),
-                coalesce(p_started_at, now()))
+                coalesce(p_started_at, now()), p_state)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -351,6 +363,7 @@ DECLARE
     v_slow_msg  bigint[] := '{}';
     v_slow_rc   bigint[] := '{}';
     v_paused    boolean;
+    v_state     boolean;
     i           queue.workflow_completion;
     c           record;
 BEGIN
@@ -380,13 +393,13 @@ BEGIN
     -- found), each item's class, and what the later steps need of them.
     WITH j AS (
         SELECT j.ord::int AS ord, j.run_id, j.msg_id, j.receipt, j.step_name, j.step_kind, j.output,
-               j.error, j.started_at, j.next, j.result, coalesce(j.lease, 60) AS lease
+               j.error, j.started_at, j.next, j.result, coalesce(j.lease, 60) AS lease, j.state
           FROM ROWS FROM (jsonb_to_recordset(p_items) AS (
                    run_id bigint, msg_id bigint, receipt bigint, step_name text, step_kind text,
                    output jsonb, error jsonb, started_at timestamptz, next jsonb, result jsonb,
-                   lease int)) WITH ORDINALITY AS j(
+                   lease int, state jsonb)) WITH ORDINALITY AS j(
                    run_id, msg_id, receipt, step_name, step_kind, output, error, started_at, next,
-                   result, lease, ord)),
+                   result, lease, state, ord)),
          r AS (
         SELECT wr.run_id, wr.status, wr.current_msg_id, wr.paused_at
           FROM queue.workflow_run wr
@@ -404,7 +417,7 @@ BEGIN
                     ELSE 'slow' END AS cls
           FROM j LEFT JOIN r ON r.run_id = j.run_id)
     SELECT array_agg(ROW(k.ord, k.run_id, k.msg_id, k.receipt, k.step_name, k.step_kind, k.output,
-                         k.error, k.started_at, k.next, k.result, k.lease, k.cls, NULL
+                         k.error, k.started_at, k.next, k.result, k.lease, k.cls, NULL, k.state
                      )::queue.workflow_completion ORDER BY k.ord),
            count(DISTINCT k.run_id) <> count(*) OR count(k.run_id) <> count(*),
            coalesce(bool_or(
@@ -420,15 +433,22 @@ BEGIN
            array_agg(k.lease) FILTER (WHERE k.cls = 'inline'),
            array_agg(k.msg_id) FILTER (WHERE k.cls = 'finish'),
            array_agg(k.receipt) FILTER (WHERE k.cls = 'finish'),
-           array_agg(k.run_id)
+           array_agg(k.run_id),
+           bool_or(k.state IS NOT NULL)
       INTO v_items, v_repeats, v_bad, v_in_ids, v_in_rcpts, v_in_leases, v_fin_ids, v_fin_rcpts,
-           v_run_ids
+           v_run_ids, v_state
       FROM k;
     IF v_repeats THEN
         RAISE EXCEPTION 'a batch may complete each run at most once' USING ERRCODE = '22023';
     END IF;
     IF v_bad THEN
         RAISE EXCEPTION 'a completion in the batch is malformed' USING ERRCODE = '22023';
+    END IF;
+    -- State changes are checked only in a batch that has some (slow items check their own).
+    IF v_state THEN
+        PERFORM queue.check_run_state('state', u.run_id, u.state)
+           FROM unnest(v_items) u
+          WHERE u.state IS NOT NULL AND u.step_name IS NOT NULL AND u.cls IN ('inline', 'finish');
     END IF;
 
     -- 1. Inline continuations keep their lease, where the receipt still holds
@@ -490,7 +510,7 @@ BEGIN
     -- up again from its journal).
     WITH s AS (
         SELECT u.ord, u.run_id, u.msg_id, u.receipt, u.step_name, u.step_kind, u.output, u.error,
-               u.started_at, u.next, u.result, u.lease,
+               u.started_at, u.next, u.result, u.lease, u.state,
                CASE WHEN u.cls = 'inline' AND NOT (u.msg_id = ANY (v_kept)) THEN 'stale'
                     WHEN u.cls = 'finish' AND NOT (u.msg_id = ANY (v_gone)) THEN 'stale'
                     ELSE u.cls END AS cls,
@@ -498,11 +518,12 @@ BEGIN
                           WHEN 'finish' THEN v_gone_ct[array_position(v_gone, u.msg_id)] END AS read_ct
           FROM unnest(v_items) u),
          ins AS (
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                         state)
         SELECT s.run_id, s.step_name,
                (SELECT coalesce(max(w.seq), 0) + 1 FROM queue.workflow_step w WHERE w.run_id = s.run_id),
                s.step_kind, s.output, s.error, greatest(coalesce(s.read_ct, 1), 1),
-               coalesce(s.started_at, now())
+               coalesce(s.started_at, now()), s.state
           FROM s
          WHERE s.cls IN ('inline', 'finish') AND s.step_name IS NOT NULL
         ON CONFLICT DO NOTHING
@@ -513,8 +534,8 @@ BEGIN
                     THEN 'duplicate' ELSE s.cls END AS outcome
           FROM s LEFT JOIN ins ON ins.run_id = s.run_id)
     SELECT array_agg(ROW(f.ord, f.run_id, f.msg_id, f.receipt, f.step_name, f.step_kind, f.output,
-                         f.error, f.started_at, f.next, f.result, f.lease, f.outcome, f.read_ct
-                     )::queue.workflow_completion ORDER BY f.ord),
+                         f.error, f.started_at, f.next, f.result, f.lease, f.outcome, f.read_ct,
+                         f.state)::queue.workflow_completion ORDER BY f.ord),
            coalesce(bool_or(f.outcome = 'finish'), false),
            coalesce(bool_or(f.outcome = 'slow'), false)
       INTO v_items, v_finishing, v_slow
@@ -563,7 +584,7 @@ BEGIN
             IF i.cls = 'slow' THEN
                 SELECT * INTO c FROM queue.workflow_complete_step(
                     i.run_id, i.msg_id, i.receipt, i.step_name, i.step_kind, i.output, i.error,
-                    i.started_at, i.next, i.result, i.lease) s;
+                    i.started_at, i.next, i.result, i.lease, i.state) s;
                 v_slow_ord := v_slow_ord || i.ord;
                 v_slow_out := v_slow_out || c.outcome;
                 v_slow_msg := v_slow_msg || c.next_msg_id;

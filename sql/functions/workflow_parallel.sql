@@ -54,6 +54,10 @@ BEGIN
     END IF;
 
     r := queue.workflow_lock(p_run_id);
+    -- Each step's state changes, checked against the run's state before these steps.
+    PERFORM queue.check_run_state(format('steps[%s].state', e.i - 1), p_run_id, e.s -> 'state')
+       FROM jsonb_array_elements(p_steps) WITH ORDINALITY e(s, i)
+      WHERE e.s -> 'state' IS NOT NULL AND e.s -> 'state' <> 'null'::jsonb;
     IF r.status <> 'running' THEN
         RETURN QUERY SELECT 'not_running'::text, 0;
         RETURN;
@@ -91,13 +95,15 @@ BEGIN
 
     RETURN QUERY
     WITH ins AS (
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                         state)
         SELECT p_run_id, n.name,
                (SELECT coalesce(max(w.seq), 0) FROM queue.workflow_step w WHERE w.run_id = p_run_id)
                  + row_number() OVER (ORDER BY n.i),
-               'run', n.output, n.error, greatest(v_ct, 1), coalesce(n.started_at, now())
+               'run', n.output, n.error, greatest(v_ct, 1), coalesce(n.started_at, now()), n.state
           FROM (SELECT e.i, e.s ->> 'name' AS name, e.s -> 'output' AS output,
                        nullif(e.s -> 'error', 'null'::jsonb) AS error,
+                       nullif(e.s -> 'state', 'null'::jsonb) AS state,
                        (e.s ->> 'startedAt')::timestamptz AS started_at
                   FROM jsonb_array_elements(p_steps) WITH ORDINALITY e(s, i)
                  WHERE NOT EXISTS (SELECT 1 FROM queue.workflow_step w

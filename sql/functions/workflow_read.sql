@@ -1,6 +1,6 @@
 -- Reading runs: journals, listings, summaries.
 
--- A run's journal as a JSON array in step order.
+-- A run's journal as a JSON array in step order; a row with state changes carries them (state).
 CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint)
  RETURNS jsonb
  LANGUAGE sql
@@ -8,10 +8,16 @@ CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint)
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
-    SELECT coalesce(jsonb_agg(jsonb_build_object(
+    SELECT coalesce(jsonb_agg(CASE WHEN s.state IS NULL THEN jsonb_build_object(
                'name', s.step_name, 'kind', s.kind, 'output', s.output, 'error', s.error,
                'timedOut', s.timed_out, 'attempts', s.attempts,
-               'startedAt', s.started_at, 'completedAt', s.completed_at) ORDER BY s.seq), '[]'::jsonb)
+               'startedAt', s.started_at, 'completedAt', s.completed_at)
+             -- A row's state changes travel only when it has some: most rows have none.
+             ELSE jsonb_build_object(
+               'name', s.step_name, 'kind', s.kind, 'output', s.output, 'error', s.error,
+               'timedOut', s.timed_out, 'attempts', s.attempts,
+               'startedAt', s.started_at, 'completedAt', s.completed_at, 'state', s.state) END
+             ORDER BY s.seq), '[]'::jsonb)
       FROM queue.workflow_step s WHERE s.run_id = p_run_id;
 $$;
 

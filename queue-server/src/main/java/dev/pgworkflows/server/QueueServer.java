@@ -12,6 +12,7 @@ import dev.pgworkflows.server.internal.engine.LongPoll;
 import dev.pgworkflows.server.internal.engine.Retries;
 import dev.pgworkflows.server.internal.engine.RunEnds;
 import dev.pgworkflows.server.internal.engine.Starts;
+import dev.pgworkflows.server.internal.engine.StateWaits;
 import dev.pgworkflows.server.internal.engine.StreamFollowers;
 import dev.pgworkflows.server.internal.engine.TaskPolls;
 import dev.pgworkflows.server.internal.engine.TaskStreams;
@@ -43,6 +44,7 @@ import dev.pgworkflows.server.internal.http.RunRoutes;
 import dev.pgworkflows.server.internal.http.RunStreamRoutes;
 import dev.pgworkflows.server.internal.http.ScheduleRoutes;
 import dev.pgworkflows.server.internal.http.StartRoutes;
+import dev.pgworkflows.server.internal.http.StateRoutes;
 import dev.pgworkflows.server.internal.http.StreamRoutes;
 import dev.pgworkflows.server.internal.http.TopicRoutes;
 import dev.pgworkflows.server.internal.http.UiRoutes;
@@ -64,6 +66,7 @@ import dev.pgworkflows.server.internal.store.RunStore;
 import dev.pgworkflows.server.internal.store.RunStreamStore;
 import dev.pgworkflows.server.internal.store.ScheduleStore;
 import dev.pgworkflows.server.internal.store.Sql;
+import dev.pgworkflows.server.internal.store.StateStore;
 import dev.pgworkflows.server.internal.store.TaskStore;
 import dev.pgworkflows.server.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.store.WorkerStore;
@@ -286,8 +289,14 @@ public final class QueueServer implements AutoCloseable {
     WorkerSightings sightings = new WorkerSightings(config.workerExpiryMs());
     WorkerStore workerStore = new WorkerStore(sql);
     Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
+    StateStore stateStore = new StateStore(sql);
+    // Waits for a run's state: woken at once by this server's completions, and every half second
+    // for changes other servers journaled.
+    StateWaits stateWaits =
+        new StateWaits(stateStore::state, scheduler, io, Duration.ofMillis(500));
     Completions completions =
-        new Completions(tasks, timers, events, runEnds, spans, versions, clock);
+        new Completions(
+            tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);
 
     StartRoutes startRoutes = new StartRoutes(starts, tracing);
     RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
@@ -299,7 +308,7 @@ public final class QueueServer implements AutoCloseable {
             new StreamRoutes(streams, versions, sightings)::register,
             new CompletionRoutes(completions, streams, clock)::register,
             new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
-            new JournalRoutes(tasks)::register,
+            new JournalRoutes(tasks, stateWaits::changed)::register,
             new ChainRoutes(
                     new ChainStore(sql, config.maxRetentionDays()),
                     runs,
@@ -311,6 +320,7 @@ public final class QueueServer implements AutoCloseable {
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
+            new StateRoutes(runs, stateStore, stateWaits)::register,
             new RunControlRoutes(operations, runs)::register,
             new ChildRoutes(runs, events, tracing)::register,
             new ScheduleRoutes(new ScheduleStore(sql), clock)::register,

@@ -12,6 +12,7 @@ import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RestartRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
+import dev.pgworkflows.protocol.RunStateLimits;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.StartRequest;
@@ -527,6 +528,69 @@ public final class WorkflowClient {
       }
       pauseMs = Math.min(pauseMs * 2, 250);
     }
+  }
+
+  /**
+   * The run's state (see {@link RunState}): each key set and not removed, with its value, in key
+   * order. What a run's body and steps journaled so far; a step that did not commit shows nothing.
+   */
+  public Map<String, JsonNode> state(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    JsonNode answer = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/state");
+    Map<String, JsonNode> out = new LinkedHashMap<>();
+    answer.path("state").properties().forEach(e -> out.put(e.getKey(), e.getValue()));
+    return out;
+  }
+
+  /** As {@link #state(String, long)}, for a run this client started. */
+  public Map<String, JsonNode> state(Started run) {
+    return state(run.workflow(), run.runId());
+  }
+
+  /**
+   * The value of state {@code key} of the run as {@code type}, waiting up to {@code timeout} for it
+   * to be set (the server answers as soon as it is); empty when it is not set by then, or the run
+   * ended without setting it. {@link Duration#ZERO} reads without waiting.
+   */
+  public <T> Optional<T> awaitState(
+      String workflow, long runId, String key, Class<T> type, Duration timeout) {
+    return awaitState(workflow, runId, key, TypeRef.of(type), timeout);
+  }
+
+  public <T> Optional<T> awaitState(
+      String workflow, long runId, String key, TypeRef<T> type, Duration timeout) {
+    Workflow.checkName(workflow);
+    String problem = RunStateLimits.keyProblem("key", key);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    String path = "/v1/workflows/" + workflow + "/runs/" + runId + "/state/" + key;
+    while (true) {
+      long leftMs = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+      // Long polls of at most the server's 30 s; a wait of less than a second rounds up to one.
+      long wait = leftMs == 0 ? 0 : Math.min(30, Math.max(1, leftMs / 1000));
+      JsonNode answer =
+          transport.send("GET", path + "?waitSeconds=" + wait, null, Duration.ofSeconds(wait + 30));
+      if (answer.path("set").asBoolean()) {
+        JavaType jt = Transport.JSON.getTypeFactory().constructType(type.type());
+        JsonNode v = answer.get("value");
+        return Optional.ofNullable(
+            v == null || v.isNull() ? null : Transport.JSON.convertValue(v, jt));
+      }
+      if (wait == 0
+          || System.nanoTime() - deadline >= 0
+          || !answer.path("running").asBoolean(true)) {
+        return Optional.empty();
+      }
+    }
+  }
+
+  /**
+   * As {@link #awaitState(String, long, String, Class, Duration)}, for a run this client started.
+   */
+  public <T> Optional<T> awaitState(Started run, String key, Class<T> type, Duration timeout) {
+    return awaitState(run.workflow(), run.runId(), key, type, timeout);
   }
 
   /** The run as the public API shows it, its JSON text read as trees. */

@@ -62,4 +62,11 @@ public interface WorkflowContext {
    * from the body itself: inside a step it throws {@link IllegalStateException}.
    */
   <T> T continueAsNew(Object input);
+
+  /**
+   * The run's state: a small map of keys to JSON values, readable from outside while the run is in
+   * flight. Usable from the body and from step code; see {@link RunState} for when changes become
+   * visible.
+   */
+  RunState state();
 }

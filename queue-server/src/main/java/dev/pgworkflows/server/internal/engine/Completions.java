@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,9 @@ public final class Completions {
   private final RunSpans spans;
   private final VersionRegistry versions;
   private final InstantSource clock;
+  private final LongConsumer stateChanged;
 
+  /** {@code stateChanged} hears of a run whose journaled step changed its state. */
   public Completions(
       TaskStore store,
       Timers timers,
@@ -45,7 +48,8 @@ public final class Completions {
       RunEnds runEnds,
       RunSpans spans,
       VersionRegistry versions,
-      InstantSource clock) {
+      InstantSource clock,
+      LongConsumer stateChanged) {
     this.store = store;
     this.timers = timers;
     this.events = events;
@@ -53,6 +57,7 @@ public final class Completions {
     this.spans = spans;
     this.versions = versions;
     this.clock = clock;
+    this.stateChanged = stateChanged;
   }
 
   /** One completion in its own transaction. */
@@ -169,6 +174,9 @@ public final class Completions {
     }
     if (c.step() != null && c.stepSeconds() != null) {
       events.stepCompleted(name, c.step().name(), c.stepSeconds());
+    }
+    if (c.step() != null && c.step().state() != null) {
+      stateChanged.accept(c.runId());
     }
     RunEnd end = r.runEnd();
     if (c.result() != null && end.ended()) {

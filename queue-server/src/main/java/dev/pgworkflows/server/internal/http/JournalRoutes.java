@@ -9,6 +9,7 @@ import io.javalin.http.Context;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -20,9 +21,12 @@ public final class JournalRoutes {
   private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
   private final TaskStore store;
+  private final LongConsumer stateChanged;
 
-  public JournalRoutes(TaskStore store) {
+  /** {@code stateChanged} hears of a run whose journaled steps changed its state. */
+  public JournalRoutes(TaskStore store, LongConsumer stateChanged) {
     this.store = store;
+    this.stateChanged = stateChanged;
   }
 
   public void register(RoutesConfig routes) {
@@ -37,6 +41,9 @@ public final class JournalRoutes {
     long receipt = WorkerChecks.receipt(req.receipt());
     List<StepRecord> steps = steps(req.steps());
     JournalOutcome done = store.journalSteps(runId, msg, receipt, steps);
+    if (done.journaled() > 0 && steps.stream().anyMatch(s -> s.state() != null)) {
+      stateChanged.accept(runId);
+    }
     JsonBodies.respond(ctx, 200, done);
   }
 
@@ -62,6 +69,7 @@ public final class JournalRoutes {
             at + ".kind", at + ".kind must be run: only run steps are journaled here");
       }
       WorkerChecks.error(at + ".error", s.error());
+      WorkerChecks.state(at + ".state", s.state());
       if (!names.add(s.name())) {
         throw ApiException.badRequest(at + ".name", "step \"" + s.name() + "\" is in steps twice");
       }

@@ -42,6 +42,8 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/steps", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/state", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/state/{key}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/signals", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/blockers", READ),
           Map.entry("GET /v1/workers", READ),

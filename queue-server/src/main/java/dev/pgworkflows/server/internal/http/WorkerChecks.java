@@ -5,6 +5,7 @@ import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.RunResult;
+import dev.pgworkflows.protocol.RunStateLimits;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.protocol.Wait;
@@ -173,6 +174,16 @@ final class WorkerChecks {
         item.stepSeconds());
   }
 
+  /** A step's run state changes, when it has some: a 400 naming the field at the first misfit. */
+  static void state(String field, JsonNode changes) {
+    if (changes != null) {
+      String problem = RunStateLimits.changesProblem(field, changes);
+      if (problem != null) {
+        throw ApiException.badRequest(field, problem);
+      }
+    }
+  }
+
   /** Checks one completion of run {@code runId}. */
   static StepCompletion completion(long runId, CompleteRequest req) {
     long msg = messageId(req.messageId());
@@ -199,6 +210,7 @@ final class WorkerChecks {
             "step.kind", "step.kind must be one of run, sleep, wait and child");
       }
       error("step.error", step.error());
+      state("step.state", step.state());
     }
     if (next != null) {
       if (next.delayMs() != null) {

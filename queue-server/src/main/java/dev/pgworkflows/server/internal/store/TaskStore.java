@@ -56,7 +56,7 @@ public final class TaskStore {
       Optional<CompletionOutcome> inline =
           sql.one(
               "SELECT * FROM queue.workflow_continue_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
-                  + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
+                  + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?, ?::jsonb)",
               TaskStore::outcome,
               completionArgs(c, true, false));
       if (inline.isPresent()) {
@@ -65,7 +65,7 @@ public final class TaskStore {
     }
     return sql.one(
             "SELECT * FROM queue.workflow_complete_step(?::bigint, ?::bigint, ?::bigint, ?, ?,"
-                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?)",
+                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?, ?::jsonb)",
             TaskStore::outcome,
             completionArgs(c, true, true))
         .orElseThrow();
@@ -87,7 +87,7 @@ public final class TaskStore {
   public CompletionResult completeEnded(StepCompletion c) {
     return sql.one(
             "SELECT * FROM queue.workflow_complete_ended(?::bigint, ?::bigint, ?::bigint, ?, ?,"
-                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?)",
+                + " ?::jsonb, ?::jsonb, ?, ?::jsonb, ?, ?::jsonb)",
             rs -> new CompletionResult(CompletionOutcome.of(rs.getString("outcome")), runEnd(rs)),
             completionArgs(c, false, true))
         .orElseThrow();
@@ -100,7 +100,7 @@ public final class TaskStore {
    */
   private static Object[] completionArgs(StepCompletion c, boolean withNext, boolean withResult) {
     StepRecord step = c.step();
-    List<Object> args = new ArrayList<>(11);
+    List<Object> args = new ArrayList<>(12);
     args.add(c.runId());
     args.add(c.messageId());
     args.add(c.receipt());
@@ -116,6 +116,7 @@ public final class TaskStore {
       args.add(c.result() == null ? null : Json.write(c.result()));
     }
     args.add(c.lease());
+    args.add(step == null || step.state() == null ? null : Json.write(step.state()));
     return args.toArray();
   }
 
@@ -147,6 +148,9 @@ public final class TaskStore {
         row.put("output", step.output());
         row.put("error", step.error());
         row.put("started_at", step.startedAt() == null ? null : step.startedAt().toString());
+        if (step.state() != null) {
+          row.put("state", step.state());
+        }
       }
       row.put("next", c.next());
       row.put("result", c.result());
@@ -207,6 +211,9 @@ public final class TaskStore {
       }
       if (step.startedAt() != null) {
         row.put("startedAt", step.startedAt().toString());
+      }
+      if (step.state() != null) {
+        row.put("state", step.state());
       }
       rows.add(row);
     }

@@ -100,7 +100,7 @@ final class Composition {
     out.put("workflow", workflow);
     completion.hold(
         name,
-        new StepRecord(name, "child", out, null, started),
+        steps.state().attach(new StepRecord(name, "child", out, null, started), null),
         (System.nanoTime() - t0) / 1e9,
         span);
     journal.append(new Task.Entry(name, "child", out, null, false));
@@ -137,7 +137,8 @@ final class Composition {
         timeout == null
             ? new Next(null, null, null, wait, null)
             : new Next(null, timeout.toMillis(), null, wait, now.plus(timeout));
-    String outcome = tracing.traced(name, "wait", 1, () -> lease.suspend(null, next));
+    StepRecord carrier = steps.state().carrier(now);
+    String outcome = tracing.traced(name, "wait", 1, () -> lease.suspend(carrier, next));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 
@@ -214,7 +215,8 @@ final class Composition {
       }
       steps.beforeNewStep();
       Next next = new Next(null, null, null, new Wait(wait, ChildEnds.event(runId), null), null);
-      String outcome = tracing.traced(wait, "wait", 1, () -> lease.suspend(null, next));
+      StepRecord carrier = steps.state().carrier(clock.instant());
+      String outcome = tracing.traced(wait, "wait", 1, () -> lease.suspend(carrier, next));
       throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
     }
   }

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -27,6 +28,8 @@ final class Journal {
   private final List<Task.Entry> entries;
   private final Set<String> seen = new HashSet<>();
   private final Task.Entry pending;
+  private final int carriers;
+  private Consumer<JsonNode> replayedState = s -> {};
   private int index;
   private NonDeterministicWorkflowException firstMismatch;
   private int mismatchAt;
@@ -43,11 +46,41 @@ final class Journal {
    */
   Journal(long runId, List<Task.Entry> entries, Task.Entry pending) {
     this.runId = runId;
-    this.entries = new ArrayList<>(entries == null ? List.of() : entries);
+    this.entries = new ArrayList<>(entries == null ? 16 : entries.size());
+    int n = 0;
+    if (entries != null) {
+      for (Task.Entry e : entries) {
+        // The rows that carry only the body's state changes are not replayed: the body makes
+        // those changes again as it goes (see RunStateMap).
+        if (e.name() != null && e.name().startsWith(RunStateMap.CARRIER)) {
+          n++;
+        } else {
+          this.entries.add(e);
+        }
+      }
+    }
+    this.carriers = n;
     this.pending = pending;
     if (pending != null) {
       this.entries.add(pending);
     }
+  }
+
+  /** How many rows carrying only state changes the run has journaled. */
+  int carriers() {
+    return carriers;
+  }
+
+  /** Hears each replayed row's state changes, as replay passes the row. */
+  void onReplayedState(Consumer<JsonNode> consumer) {
+    this.replayedState = consumer;
+  }
+
+  private Task.Entry passed(Task.Entry e) {
+    if (e.state() != null) {
+      replayedState.accept(e.state());
+    }
+    return e;
   }
 
   /**
@@ -75,7 +108,7 @@ final class Journal {
   Task.Entry nextIfNamed(String name) {
     seen.add(name);
     if (index < entries.size() && entries.get(index).name().equals(name)) {
-      return entries.get(index++);
+      return passed(entries.get(index++));
     }
     return null;
   }
@@ -119,7 +152,7 @@ final class Journal {
       throw new Suspend(Suspend.Why.JOURNAL_END);
     }
     index++;
-    return e;
+    return passed(e);
   }
 
   /**
@@ -169,7 +202,7 @@ final class Journal {
         throw mismatch(
             "step \"" + e.name() + "\" is a run in the code but a " + e.kind() + " in the journal");
       }
-      found.put(e.name(), e);
+      found.put(e.name(), passed(e));
       index++;
     }
     if (found.size() < group.size() && index < entries.size()) {

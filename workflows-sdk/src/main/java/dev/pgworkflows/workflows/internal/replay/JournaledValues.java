@@ -112,7 +112,10 @@ final class JournaledValues {
   private void journalNew(String name, JsonNode output) {
     steps.beforeNewStep();
     completion.hold(
-        name, new StepRecord(name, "run", output, null, clock.instant()), 0.0, Span.getInvalid());
+        name,
+        steps.state().attach(new StepRecord(name, "run", output, null, clock.instant()), null),
+        0.0,
+        Span.getInvalid());
     journal.append(new Task.Entry(name, "run", output, null, false));
   }
 }

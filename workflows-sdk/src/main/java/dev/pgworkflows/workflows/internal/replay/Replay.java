@@ -8,6 +8,7 @@ import dev.pgworkflows.workflows.ChildRun;
 import dev.pgworkflows.workflows.Fired;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Retry;
+import dev.pgworkflows.workflows.RunState;
 import dev.pgworkflows.workflows.RunStream;
 import dev.pgworkflows.workflows.StepContext;
 import dev.pgworkflows.workflows.TypeRef;
@@ -37,6 +38,7 @@ public final class Replay implements WorkflowContext, StepContext {
   private final Composition composition;
   private final JournaledValues values;
   private final RunStreams streams;
+  private final RunStateMap state;
 
   public Replay(String workflow, Task task, Lease lease, RunEnvironment env) {
     this(workflow, task, new Journal(task.runId(), task.journal()), lease, env);
@@ -45,10 +47,13 @@ public final class Replay implements WorkflowContext, StepContext {
   Replay(String workflow, Task task, Journal journal, Lease lease, RunEnvironment env) {
     this.workflow = workflow;
     this.task = task;
+    this.state = new RunStateMap(journal);
+    journal.onReplayedState(state::replayed);
     StepTracing tracing = new StepTracing(env.tracer(), workflow, task);
-    this.completion = new RunCompletion(lease, journal, env.hook());
+    this.completion = new RunCompletion(lease, journal, env.hook(), state);
     this.steps =
-        new StepExecution(journal, completion, lease, tracing, cancellation, task.attempt(), env);
+        new StepExecution(
+            journal, completion, lease, tracing, cancellation, task.attempt(), env, state);
     this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
     this.values = new JournaledValues(journal, completion, steps, env.clock());
@@ -131,6 +136,11 @@ public final class Replay implements WorkflowContext, StepContext {
   public <T> T continueAsNew(Object input) {
     steps.checkOutsideStepFor("continueAsNew");
     throw completion.continueAsNew(input);
+  }
+
+  @Override
+  public RunState state() {
+    return state;
   }
 
   // ---- StepContext

@@ -10,6 +10,7 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * The writes that end a run's use of its lease, and the one step completion it holds back.
@@ -26,15 +27,17 @@ final class RunCompletion {
   private final Lease lease;
   private final Journal journal;
   private final CompletionHook hook;
+  private final RunStateMap state;
   private Unsent unsent;
 
   /** A new step's completion not yet sent, with the span its write belongs to. */
   private record Unsent(String name, StepRecord step, double seconds, Span span) {}
 
-  RunCompletion(Lease lease, Journal journal, CompletionHook hook) {
+  RunCompletion(Lease lease, Journal journal, CompletionHook hook, RunStateMap state) {
     this.lease = lease;
     this.journal = journal;
     this.hook = hook;
+    this.state = state;
   }
 
   /** Holds back a new step's completion until the run's next write. */
@@ -123,14 +126,15 @@ final class RunCompletion {
   private String end(RunResult result) {
     Unsent u = unsent;
     if (u == null) {
-      return lease.finish(result, null, null);
+      // The body's last state changes, if any, end the run in a row of their own.
+      return lease.finish(result, state.atEnd(null, Instant.now()), null);
     }
     unsent = null;
     String outcome;
     // The write joins the step's trace, as it would have when sent at the step's end.
     Scope scope = u.span().makeCurrent();
     try {
-      outcome = lease.finish(result, u.step(), u.seconds());
+      outcome = lease.finish(result, state.atEnd(u.step(), Instant.now()), u.seconds());
     } finally {
       scope.close();
     }

@@ -38,6 +38,7 @@ final class StepExecution {
   private final BooleanSupplier stopping;
   private final InstantSource clock;
   private final CompletionHook hook;
+  private final RunStateMap state;
   private int attempt;
   private volatile boolean inStep;
 
@@ -48,7 +49,8 @@ final class StepExecution {
       StepTracing tracing,
       CancellationFlag cancellation,
       int attempt,
-      RunEnvironment env) {
+      RunEnvironment env,
+      RunStateMap state) {
     this.journal = journal;
     this.completion = completion;
     this.lease = lease;
@@ -59,6 +61,12 @@ final class StepExecution {
     this.stopping = env.stopping();
     this.clock = env.clock();
     this.hook = env.hook();
+    this.state = state;
+  }
+
+  /** The run's state, whose changes go with the rows this journals. */
+  RunStateMap state() {
+    return state;
   }
 
   /** The attempt of the step about to run or running, from 1. */
@@ -120,12 +128,14 @@ final class StepExecution {
     beforeNewStep();
     Instant until = now.plus(duration);
     StepRecord step =
-        new StepRecord(
-            name,
-            "sleep",
-            Transport.JSON.createObjectNode().put("until", until.toString()),
-            null,
-            now);
+        state.attach(
+            new StepRecord(
+                name,
+                "sleep",
+                Transport.JSON.createObjectNode().put("until", until.toString()),
+                null,
+                now),
+            null);
     Next next = new Next("resume", duration.toMillis(), null, null, until);
     String outcome = tracing.traced(name, "sleep", attempt, () -> lease.suspend(step, next));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
@@ -150,7 +160,8 @@ final class StepExecution {
             name,
             Transport.JSON.valueToTree((match == null ? Match.any() : match).document()));
     Next next = new Next(null, timeout.toMillis(), null, wait, now.plus(timeout));
-    String outcome = tracing.traced(name, "wait", attempt, () -> lease.suspend(null, next));
+    StepRecord carrier = state.carrier(now);
+    String outcome = tracing.traced(name, "wait", attempt, () -> lease.suspend(carrier, next));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 
@@ -160,10 +171,12 @@ final class StepExecution {
     Object value = null;
     Throwable failure = null;
     ScheduledFuture<?> beat = heartbeat.start(lease, cancellation);
+    state.stepStarted();
     inStep = true;
     try {
       value = StepTimeout.call(name, fn, retry.timeout());
     } catch (Suspend s) {
+      state.stepFailed();
       throw s;
     } catch (Throwable t) {
       failure = t;
@@ -173,6 +186,8 @@ final class StepExecution {
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
     if (failure != null) {
+      // A failed attempt's state changes are dropped with it: only a journaled success shows any.
+      state.stepFailed();
       span.recordException(failure);
       span.setStatus(StatusCode.ERROR);
       if (cancellation.isCancelled()) {
@@ -188,15 +203,31 @@ final class StepExecution {
         throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
       }
       ObjectNode error = StepErrors.json(failure, name);
-      completion.hold(name, new StepRecord(name, "run", null, error, started), seconds, span);
+      completion.hold(
+          name,
+          state.attach(new StepRecord(name, "run", null, error, started), null),
+          seconds,
+          span);
       journal.append(new Task.Entry(name, "run", null, error, false));
       attempt = 1;
       throw StepErrors.failed(name, error);
     }
-    JsonNode output = Transport.JSON.valueToTree(value);
+    JsonNode output;
+    try {
+      output = Transport.JSON.valueToTree(value);
+    } catch (RuntimeException e) {
+      state.stepFailed();
+      throw e;
+    }
+    // Its changes join the view as the step's row is held to be journaled.
+    ObjectNode changes = state.stepSucceeded();
     hook.stepReturned(name);
-    completion.hold(name, new StepRecord(name, "run", output, null, started), seconds, span);
-    journal.append(new Task.Entry(name, "run", output, null, false));
+    completion.hold(
+        name,
+        state.attach(new StepRecord(name, "run", output, null, started), changes),
+        seconds,
+        span);
+    journal.append(new Task.Entry(name, "run", output, null, false, changes));
     attempt = 1;
     // Hand back what a replay would: the journaled JSON, not the live object.
     return StepValues.convert(output, type);
@@ -223,10 +254,18 @@ final class StepExecution {
    */
   <T> T newSteps(Supplier<T> run) {
     beforeNewStep();
+    StepRecord carrier = state.carrier(clock.instant());
+    if (carrier != null) {
+      // The body's state changes before the group go first, in a row of their own.
+      completion.hold(carrier.name(), carrier, 0.0, Span.getInvalid());
+      beforeNewStep();
+    }
     inStep = true;
+    state.groupRunning(true);
     try {
       return run.get();
     } finally {
+      state.groupRunning(false);
       inStep = false;
       attempt = 1;
     }

@@ -25,9 +25,19 @@ public record Task(
     Instant startedAt,
     String traceContext) {
 
-  /** One journal row. */
+  /**
+   * One journal row.
+   *
+   * @param state the run state changes journaled with the row; null when it made none
+   */
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Entry(String name, String kind, JsonNode output, JsonNode error, boolean timedOut) {
+  public record Entry(
+      String name, String kind, JsonNode output, JsonNode error, boolean timedOut, JsonNode state) {
+
+    /** A row without state changes. */
+    public Entry(String name, String kind, JsonNode output, JsonNode error, boolean timedOut) {
+      this(name, kind, output, error, timedOut, null);
+    }
 
     static Entry of(JsonNode n) {
       return new Entry(
@@ -35,7 +45,8 @@ public record Task(
           text(n, "kind"),
           n.get("output"),
           n.get("error"),
-          n.path("timedOut").asBoolean());
+          n.path("timedOut").asBoolean(),
+          n.get("state"));
     }
   }
 

@@ -1,0 +1,73 @@
+-- Per-run state: the changes each journal row carries (key to value, JSON null for a removed key),
+-- checked on the way in and folded in seq order on the way out.
+
+-- Raises 22023 naming p_field unless p_state is a map of state changes that run p_run_id can take:
+-- keys of 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-" (not starting "__", kept for the
+-- engine), values of bounded size, and at most 100 keys set in the run once these changes are
+-- made. The SDK and the server hold values to 65536 bytes of compact JSON; jsonb's text form is
+-- longer (it spaces its separators), so the bound here is twice that, a backstop for callers that
+-- come straight to SQL. Called only for a row that has state: rows without it cost nothing.
+CREATE OR REPLACE FUNCTION queue.check_run_state(p_field text, p_run_id bigint, p_state jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_key  text;
+    v_size int;
+    v_keys int;
+BEGIN
+    IF p_state IS NULL THEN
+        RETURN;
+    END IF;
+    IF jsonb_typeof(p_state) <> 'object' THEN
+        RAISE EXCEPTION '% must be an object of state keys to JSON values', p_field USING ERRCODE = '22023';
+    END IF;
+    SELECT e.key INTO v_key FROM jsonb_object_keys(p_state) e(key)
+     WHERE e.key !~ '^[a-zA-Z0-9._-]{1,128}$' OR starts_with(e.key, '__')
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '% key "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-", not starting "__"',
+            p_field, left(v_key, 140) USING ERRCODE = '22023';
+    END IF;
+    SELECT e.key, octet_length(e.value::text) INTO v_key, v_size FROM jsonb_each(p_state) e
+     WHERE octet_length(e.value::text) > 131072
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '% value of key "%" is % bytes of JSON; at most 131072', p_field, v_key, v_size
+            USING ERRCODE = '22023';
+    END IF;
+    SELECT count(*) INTO v_keys
+      FROM (SELECT DISTINCT ON (c.key) c.key, c.value
+              FROM (SELECT s.seq, e.key, e.value
+                      FROM queue.workflow_step s CROSS JOIN LATERAL jsonb_each(s.state) e
+                     WHERE s.run_id = p_run_id AND s.state IS NOT NULL
+                    UNION ALL
+                    SELECT 2147483647, e.key, e.value FROM jsonb_each(p_state) e) c
+             ORDER BY c.key, c.seq DESC) f
+     WHERE f.value <> 'null'::jsonb;
+    IF v_keys > 100 THEN
+        RAISE EXCEPTION '% would set % keys in run %; a run holds at most 100', p_field, v_keys, p_run_id
+            USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+-- A run's state: each key set and not removed, with its value and its version (the seq of the
+-- journal row that last set it), in key order.
+CREATE OR REPLACE FUNCTION queue.workflow_state(p_run_id bigint)
+ RETURNS TABLE(key text, value jsonb, version integer)
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+    SELECT f.key, f.value, f.seq
+      FROM (SELECT DISTINCT ON (e.key) e.key, e.value, s.seq
+              FROM queue.workflow_step s CROSS JOIN LATERAL jsonb_each(s.state) e
+             WHERE s.run_id = p_run_id AND s.state IS NOT NULL
+             ORDER BY e.key, s.seq DESC) f
+     WHERE f.value <> 'null'::jsonb
+     ORDER BY f.key;
+$$;

@@ -1,0 +1,214 @@
+package dev.pgworkflows.sql;
+
+import static dev.pgworkflows.sql.WorkflowSql.query;
+import static dev.pgworkflows.sql.WorkflowSql.rows;
+import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pgworkflows.sql.WorkflowSql.Held;
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A step's state changes are journaled with its row, exactly once, by every completion path (lone
+ * inline, general, run-ending, batch, parallel steps); workflow_state folds them in seq order;
+ * changes that break a limit raise 22023 naming the field and write nothing; the journal handed to
+ * workers carries a row's changes only where it has some.
+ */
+@Timeout(120)
+class RunStateTest {
+
+  /** "outcome" of a lone workflow_complete_step journaling {@code step} with {@code state}. */
+  private static String complete(Connection c, Held h, String step, String next, String state)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT outcome FROM queue.workflow_complete_step(?, ?, ?, ?, 'run', '1'::jsonb, NULL,"
+                + " NULL, ?::jsonb, NULL, 60, ?::jsonb)")) {
+      ps.setLong(1, h.run());
+      ps.setLong(2, h.msg());
+      ps.setLong(3, h.receipt());
+      ps.setString(4, step);
+      ps.setString(5, next);
+      ps.setString(6, state);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private static String inline(Connection c, Held h, String step, String state)
+      throws SQLException {
+    return complete(c, h, step, "{\"inline\": true}", state);
+  }
+
+  private static String state(Connection c, Held h) throws SQLException {
+    return String.join(
+        ",",
+        rows(
+            c,
+            "SELECT key || '=' || value::text || '@' || version FROM queue.workflow_state("
+                + h.run()
+                + ")"));
+  }
+
+  @Test
+  void theStateIsTheFoldOfTheRowsChangesAndEachIsJournaledOnce() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "st");
+      assertThat(inline(c, h, "a", "{\"p\": 1, \"phase\": \"x\"}")).isEqualTo("ok");
+      assertThat(inline(c, h, "plain", null)).isEqualTo("ok");
+      assertThat(inline(c, h, "b", "{\"p\": 2, \"phase\": null}")).isEqualTo("ok");
+      assertThat(state(c, h)).isEqualTo("p=2@3");
+      // A repeat of a journaled step changes nothing, its state neither.
+      assertThat(inline(c, h, "b", "{\"p\": 99}")).isEqualTo("duplicate");
+      assertThat(state(c, h)).isEqualTo("p=2@3");
+
+      String journal = query(c, "SELECT queue.workflow_journal(" + h.run() + ")::text");
+      assertThat(journal).contains("\"state\": {\"p\": 1, \"phase\": \"x\"}");
+      assertThat(
+              query(
+                  c,
+                  "SELECT count(*) FROM jsonb_array_elements(queue.workflow_journal("
+                      + h.run()
+                      + ")) e WHERE e ? 'state'"))
+          .isEqualTo("2");
+
+      // The run's end journals its last step's changes in the same transaction.
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT outcome FROM queue.workflow_complete_ended(?, ?, ?, 'c', 'run', '1'::jsonb,"
+                  + " NULL, NULL, '{\"status\": \"completed\", \"output\": 1}'::jsonb, 60,"
+                  + " '{\"done\": true}'::jsonb)")) {
+        ps.setLong(1, h.run());
+        ps.setLong(2, h.msg());
+        ps.setLong(3, h.receipt());
+        try (ResultSet rs = ps.executeQuery()) {
+          assertThat(rs.next()).isTrue();
+          assertThat(rs.getString(1)).isEqualTo("ok");
+        }
+      }
+      assertThat(state(c, h)).isEqualTo("done=true@4,p=2@3");
+    }
+  }
+
+  @Test
+  void aBatchAndParallelStepsJournalTheirItemsChanges() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held one = startAndPoll(c, "stb");
+      Held two = startAndPoll(c, "stb");
+      String items =
+          "[{\"run_id\": "
+              + one.run()
+              + ", \"msg_id\": "
+              + one.msg()
+              + ", \"receipt\": "
+              + one.receipt()
+              + ", \"step_name\": \"a\", \"step_kind\": \"run\", \"output\": 1,"
+              + " \"next\": {\"inline\": true}, \"state\": {\"k\": \"one\"}},"
+              + " {\"run_id\": "
+              + two.run()
+              + ", \"msg_id\": "
+              + two.msg()
+              + ", \"receipt\": "
+              + two.receipt()
+              + ", \"step_name\": \"a\", \"step_kind\": \"run\", \"output\": 1,"
+              + " \"next\": {\"inline\": true}}]";
+      assertThat(
+              rows(
+                  c,
+                  "SELECT outcome FROM queue.workflow_complete_batch('stb', '"
+                      + items
+                      + "'::jsonb)"))
+          .containsExactly("ok", "ok");
+      assertThat(state(c, one)).isEqualTo("k=\"one\"@1");
+      assertThat(state(c, two)).isEmpty();
+
+      assertThat(
+              query(
+                  c,
+                  "SELECT outcome || ':' || journaled FROM queue.workflow_journal_steps("
+                      + two.run()
+                      + ", "
+                      + two.msg()
+                      + ", "
+                      + two.receipt()
+                      + ", '[{\"name\": \"p\", \"kind\": \"run\", \"output\": 1,"
+                      + " \"state\": {\"k\": \"two\"}}]'::jsonb)"))
+          .isEqualTo("ok:1");
+      assertThat(state(c, two)).isEqualTo("k=\"two\"@2");
+
+      // An item whose changes break a limit fails the batch as a whole (the server then takes
+      // the items one by one): nothing is written.
+      String bad = items.replace("{\"k\": \"one\"}", "{\"bad key\": 1}").replace("\"a\"", "\"b\"");
+      assertThatThrownBy(
+              () ->
+                  rows(
+                      c,
+                      "SELECT outcome FROM queue.workflow_complete_batch('stb', '"
+                          + bad
+                          + "'::jsonb)"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("state key \"bad key\"");
+    }
+  }
+
+  @Test
+  void changesThatBreakALimitRaiseNamingTheFieldAndWriteNothing() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "stl");
+      String big = "\"" + "x".repeat(140_000) + "\"";
+      String[][] cases = {
+        {"[1]", "step.state must be an object"},
+        {"{\"bad key\": 1}", "step.state key \"bad key\""},
+        {"{\"__mine\": 1}", "not starting \"__\""},
+        {"{\"k\": " + big + "}", "step.state value of key \"k\""},
+      };
+      for (String[] bad : cases) {
+        assertThatThrownBy(() -> inline(c, h, "a", bad[0]))
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining(bad[1])
+            .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("22023"));
+        // The general path checks alike.
+        assertThatThrownBy(() -> complete(c, h, "a", "{\"delayMs\": 1000}", bad[0]))
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining(bad[1]);
+      }
+      StringBuilder sixty = new StringBuilder("{");
+      StringBuilder fifty = new StringBuilder("{");
+      for (int i = 0; i < 60; i++) {
+        sixty.append(i == 0 ? "" : ",").append("\"a").append(i).append("\": ").append(i);
+      }
+      for (int i = 0; i < 50; i++) {
+        fifty.append(i == 0 ? "" : ",").append("\"b").append(i).append("\": ").append(i);
+      }
+      assertThat(inline(c, h, "first", sixty + "}")).isEqualTo("ok");
+      assertThatThrownBy(() -> inline(c, h, "second", fifty + "}"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("would set 110 keys")
+          .hasMessageContaining("at most 100");
+      // Removing keys makes room: the fold counts what stays set.
+      StringBuilder swap = new StringBuilder("{");
+      for (int i = 0; i < 50; i++) {
+        swap.append(i == 0 ? "" : ",")
+            .append("\"a")
+            .append(i)
+            .append("\": null, \"b")
+            .append(i)
+            .append("\": ")
+            .append(i);
+      }
+      assertThat(inline(c, h, "second", swap + "}")).isEqualTo("ok");
+      assertThat(rows(c, "SELECT key FROM queue.workflow_state(" + h.run() + ")")).hasSize(60);
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_step WHERE run_id = " + h.run()))
+          .isEqualTo("2");
+    }
+  }
+}

@@ -1,0 +1,235 @@
+package dev.pgworkflows.workflows.internal.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.protocol.RunStateLimits;
+import dev.pgworkflows.protocol.StepRecord;
+import dev.pgworkflows.workflows.RunState;
+import dev.pgworkflows.workflows.TypeRef;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import java.lang.reflect.Type;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The run's state as the body and its steps see it, and the changes not journaled yet.
+ *
+ * <p>The view is the fold of the journal rows replay has passed (each row's changes applied when
+ * replay reaches it, see {@link Journal}), plus what this execution changed. A step's changes are
+ * kept apart while it runs: journaled with its row when it succeeds, dropped when the attempt
+ * fails. The body's changes wait for the run's next new row ({@link #attach}); where a write has no
+ * row of its own (a wait, a parallel group, a run's end with nothing to journal) they travel in an
+ * engine row {@code __state.<n>} ({@link #carrier}). A body change made while replay still has rows
+ * ahead was journaled with the next of them the first time, so it only updates the view.
+ */
+final class RunStateMap implements RunState {
+  /** The prefix of the engine rows that carry the body's changes alone. */
+  static final String CARRIER = Journal.RESERVED + "state.";
+
+  private final Journal journal;
+  private final Map<String, JsonNode> view = new HashMap<>();
+  private ObjectNode pending;
+  private boolean stepRunning;
+  // The running step's changes; made at its first change, so a step that makes none costs nothing.
+  private ObjectNode step;
+  private boolean inGroup;
+  private int carriers;
+
+  RunStateMap(Journal journal) {
+    this.journal = journal;
+    this.carriers = journal.carriers();
+  }
+
+  @Override
+  public void put(String key, Object value) {
+    JsonNode json = value == null ? NullNode.getInstance() : Transport.JSON.valueToTree(value);
+    change(key, json);
+  }
+
+  @Override
+  public void remove(String key) {
+    change(key, NullNode.getInstance());
+  }
+
+  @Override
+  public <T> T get(String key, Class<T> type) {
+    return read(key, type);
+  }
+
+  @Override
+  public <T> T get(String key, TypeRef<T> type) {
+    return read(key, type.type());
+  }
+
+  private synchronized <T> T read(String key, Type type) {
+    check(key);
+    JsonNode v = step != null && step.has(key) ? step.get(key) : view.get(key);
+    return StepValues.convert(v, type);
+  }
+
+  private synchronized void change(String key, JsonNode value) {
+    check(key);
+    if (inGroup) {
+      throw new IllegalStateException(
+          "state key \""
+              + key
+              + "\" was changed in a parallel branch; branches may only read state");
+    }
+    String tooLarge = RunStateLimits.valueProblem("state", key, value);
+    if (tooLarge != null) {
+      throw new IllegalArgumentException(tooLarge);
+    }
+    if (!value.isNull() && !isSet(key) && countSet() >= RunStateLimits.MAX_KEYS) {
+      throw new IllegalArgumentException(
+          "state key \""
+              + key
+              + "\" would be key "
+              + (RunStateLimits.MAX_KEYS + 1)
+              + " of the run; a run holds at most "
+              + RunStateLimits.MAX_KEYS);
+    }
+    if (stepRunning) {
+      if (step == null) {
+        step = Transport.JSON.createObjectNode();
+      }
+      step.set(key, value);
+      return;
+    }
+    apply(key, value);
+    if (!journal.replaying()) {
+      if (pending == null) {
+        pending = Transport.JSON.createObjectNode();
+      }
+      pending.set(key, value);
+    }
+  }
+
+  private static void check(String key) {
+    String problem = RunStateLimits.keyProblem("state", key);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+  }
+
+  private boolean isSet(String key) {
+    JsonNode v = step != null && step.has(key) ? step.get(key) : view.get(key);
+    return v != null && !v.isNull();
+  }
+
+  private int countSet() {
+    int n = view.size();
+    if (step != null) {
+      for (Map.Entry<String, JsonNode> e : step.properties()) {
+        boolean inView = view.containsKey(e.getKey());
+        if (e.getValue().isNull() && inView) {
+          n--;
+        } else if (!e.getValue().isNull() && !inView) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  private void apply(String key, JsonNode value) {
+    if (value.isNull()) {
+      view.remove(key);
+    } else {
+      view.put(key, value);
+    }
+  }
+
+  /** A journaled row's changes, as replay passes the row. */
+  synchronized void replayed(JsonNode changes) {
+    if (changes != null && changes.isObject()) {
+      changes.properties().forEach(e -> apply(e.getKey(), e.getValue()));
+    }
+  }
+
+  /** A new step's code is about to run: its changes are kept apart until it ends. */
+  synchronized void stepStarted() {
+    stepRunning = true;
+  }
+
+  /** The step's attempt failed: its changes are dropped, as though it never ran. */
+  synchronized void stepFailed() {
+    stepRunning = false;
+    step = null;
+  }
+
+  /** The step succeeded: its changes join the view and go with its row. */
+  synchronized ObjectNode stepSucceeded() {
+    ObjectNode mine = step;
+    stepRunning = false;
+    step = null;
+    if (mine == null) {
+      return null;
+    }
+    mine.properties().forEach(e -> apply(e.getKey(), e.getValue()));
+    return mine;
+  }
+
+  /** Parallel branches run meanwhile: they may read state, not change it. */
+  synchronized void groupRunning(boolean running) {
+    inGroup = running;
+  }
+
+  /**
+   * A new row's record with the body's waiting changes and then {@code own} (the row's step's
+   * changes, or null), which are then sent with it.
+   */
+  synchronized StepRecord attach(StepRecord row, ObjectNode own) {
+    ObjectNode changes = takePending();
+    if (own != null) {
+      if (changes == null) {
+        changes = own;
+      } else {
+        changes.setAll(own);
+      }
+    }
+    return changes == null ? row : row.withState(changes);
+  }
+
+  /**
+   * The record that ends the run: {@code unsent} (the last step's, or null) with the body's waiting
+   * changes after its own, or a carrier when there is no such step. Safe only at the run's end:
+   * nothing replays past it, so no replay reads the body's later changes early.
+   */
+  synchronized StepRecord atEnd(StepRecord unsent, Instant now) {
+    if (pending == null) {
+      return unsent;
+    }
+    if (unsent == null) {
+      return carrier(now);
+    }
+    ObjectNode changes = Transport.JSON.createObjectNode();
+    if (unsent.state() != null && unsent.state().isObject()) {
+      changes.setAll((ObjectNode) unsent.state());
+    }
+    changes.setAll(takePending());
+    return unsent.withState(changes);
+  }
+
+  /** Whether body changes wait for a row. */
+  synchronized boolean hasPending() {
+    return pending != null;
+  }
+
+  /** A row of its own carrying the body's waiting changes, or null when there are none. */
+  synchronized StepRecord carrier(Instant now) {
+    ObjectNode changes = takePending();
+    if (changes == null) {
+      return null;
+    }
+    String name = CARRIER + (++carriers);
+    return new StepRecord(name, "run", null, null, now, changes);
+  }
+
+  private ObjectNode takePending() {
+    ObjectNode p = pending;
+    pending = null;
+    return p;
+  }
+}
