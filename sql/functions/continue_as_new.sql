@@ -6,10 +6,11 @@
 -- completed with output {"continuedTo": <successor>} and continued_to set; its message is acked;
 -- the successor is a new start of the same workflow (the newest version served, as a start without
 -- a version) with the run's retention, concurrency key, priority and parent, the trace identity
--- p_trace_context, continued_from set. The idempotency key moves to the successor, so a start repeating it finds the chain's newest
--- run. A deadline and a pause stay with the run that had them. Answers ok with the successor, stale
--- (the receipt no longer holds the lease: nothing changes), or not_running (the run had ended; a
--- repeat of a continuation that committed answers its successor).
+-- p_trace_context, continued_from set. The idempotency key moves to the successor, so a start
+-- repeating it finds the chain's newest run. The successor keeps the run's deadline and an
+-- operator's pause, and takes the run's buffered (undelivered) signals. Answers ok with the
+-- successor, stale (the receipt no longer holds the lease: nothing changes), or not_running (the
+-- run had ended; a repeat of a continuation that committed answers its successor).
 CREATE OR REPLACE FUNCTION queue.workflow_continue_as_new(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_input jsonb, p_step jsonb DEFAULT NULL::jsonb, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text)
  RETURNS TABLE(outcome text, continued_to bigint)
  LANGUAGE plpgsql
@@ -71,8 +72,14 @@ BEGIN
     v_first := coalesce(r.chain_first, p_run_id);
     UPDATE queue.workflow_run wr
        SET continued_from = p_run_id, chain_first = v_first, parent_run_id = r.parent_run_id,
-           parent_step = r.parent_step, on_parent_cancel = r.on_parent_cancel
+           parent_step = r.parent_step, on_parent_cancel = r.on_parent_cancel,
+           -- An operator's pause holds the chain (the poll parks the successor's first task), and
+           -- the chain keeps the deadline it was given.
+           paused_at = r.paused_at, deadline_at = r.deadline_at
      WHERE wr.run_id = v_next;
+    -- Signals no wait took yet are the successor's to wait for.
+    UPDATE queue.workflow_signal ws SET run_id = v_next
+     WHERE ws.run_id = p_run_id AND ws.delivered_at IS NULL;
     -- The child-ended trigger passes a run that continues: its chain's last run reports the end.
     UPDATE queue.workflow_run wr
        SET status = 'completed', output = jsonb_build_object('continuedTo', v_next), error = NULL,
@@ -110,4 +117,31 @@ BEGIN
                   WHERE wr.chain_first = v_first AND (p_after IS NULL OR wr.run_id > p_after)
                   ORDER BY wr.run_id
                   LIMIT p_limit;
+END $$;
+
+-- The last run of the chain p_run_id belongs to (the chain's running member while it goes on);
+-- the run itself when it is in no chain. Found by the chain's first run, so runs retention took
+-- from the middle of the chain are not needed. P0002 when the run does not exist.
+CREATE OR REPLACE FUNCTION queue.workflow_chain_last(p_run_id bigint)
+ RETURNS SETOF queue.workflow_run
+ LANGUAGE plpgsql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_first bigint;
+    v_next  bigint;
+BEGIN
+    SELECT wr.chain_first, wr.continued_to INTO v_first, v_next
+      FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'workflow run % does not exist', p_run_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_next IS NULL THEN
+        RETURN QUERY SELECT * FROM queue.workflow_run wr WHERE wr.run_id = p_run_id;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM queue.workflow_run wr
+                  WHERE wr.chain_first = v_first ORDER BY wr.run_id DESC LIMIT 1;
 END $$;

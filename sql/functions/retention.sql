@@ -1,10 +1,11 @@
 -- Retention: the sweeper deletes in bounded batches, oldest first.
 
--- Deletes up to p_limit ended runs whose retention has passed, with their journals and signals; a
--- child run goes only after its parent. A run's streams and their entries go with its row (their
--- foreign keys cascade). A chain of runs that continued as new goes as a whole, when
--- its last run's retention has passed (each chain counts once towards p_limit); until then every
--- run of it is kept.
+-- Deletes up to p_limit ended runs whose retention has passed, oldest first, with their journals
+-- and signals; a child run goes only after its parent. Runs that continued as new expire one by one
+-- like any run, except a chain's first run: callers hold its id, so it stays while the chain goes
+-- on and goes with the chain's last run once that one's retention has passed (the pair counts two
+-- towards p_limit; a pair first in line goes even when p_limit is 1).
+-- A run's streams and their entries go with its row (their foreign keys cascade).
 CREATE OR REPLACE FUNCTION queue.sweep_workflow_runs(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql
@@ -14,10 +15,13 @@ DECLARE
 BEGIN
     PERFORM queue.check_range('limit', p_limit, 1, 100000);
     WITH due AS (
-        SELECT r.run_id, r.chain_first FROM queue.workflow_run r
+        SELECT r.run_id, r.completed_at,
+               -- A chain's last run takes the chain's first with it.
+               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
+          FROM queue.workflow_run r
          WHERE r.status <> 'running'
-           -- A run another continues goes with its chain's last run.
-           AND r.continued_to IS NULL
+           -- A chain's first run is not picked on its own (see anchor).
+           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
            AND r.completed_at + make_interval(days => r.retention_days) < coalesce(p_now, clock_timestamp())
            -- A child outlives its parent's row.
            AND (r.parent_run_id IS NULL
@@ -25,10 +29,19 @@ BEGIN
          ORDER BY r.completed_at
          LIMIT p_limit
          FOR UPDATE SKIP LOCKED),
+         counted AS (
+        SELECT due.run_id, due.anchor,
+               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
+                   OVER (ORDER BY due.completed_at, due.run_id) AS upto,
+               row_number() OVER (ORDER BY due.completed_at, due.run_id) AS nth
+          FROM due),
+         picked AS (
+        SELECT counted.run_id, counted.anchor FROM counted
+         WHERE counted.upto <= p_limit OR counted.nth = 1),
          gone AS (
         DELETE FROM queue.workflow_run w
-         WHERE w.run_id IN (SELECT due.run_id FROM due)
-            OR w.chain_first IN (SELECT due.chain_first FROM due WHERE due.chain_first IS NOT NULL)
+         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
+            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
         RETURNING w.run_id),
          journal AS (
         DELETE FROM queue.workflow_step s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),

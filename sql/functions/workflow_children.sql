@@ -5,7 +5,9 @@
 -- from the parent run and the step, so a replay of the step gets the same child. The child may be
 -- of any workflow and version; its retention is at least its parent's. P0002 when the parent does
 -- not exist, WF002 when it is not running. p_timing carries the child's concurrencyKey, priority and
--- deadline (deadlineMs or deadlineAt), as a start's fields (see workflow_start).
+-- deadline (deadlineMs or deadlineAt), as a start's fields (see workflow_start). A repeated start
+-- of a child that continued as new answers the chain's first run (the id its end is reported
+-- under) with the status of the chain's last run.
 DROP FUNCTION IF EXISTS queue.workflow_start_child(bigint, text, text, jsonb, integer, text, integer, integer, text);
 CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_parent_step text, p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_on_parent_cancel text DEFAULT 'cancel'::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
@@ -13,8 +15,9 @@ CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_
  SET enable_seqscan TO 'off'
 AS $$
 DECLARE
-    p queue.workflow_run;
-    c record;
+    p       queue.workflow_run;
+    c       record;
+    v_first bigint;
 BEGIN
     PERFORM queue.check_step_name(p_parent_step);
     IF p_on_parent_cancel IS NULL OR p_on_parent_cancel NOT IN ('cancel', 'abandon') THEN
@@ -45,6 +48,17 @@ BEGIN
            SET parent_run_id = p_parent_run_id, parent_step = p_parent_step,
                on_parent_cancel = p_on_parent_cancel
          WHERE wr.run_id = c.run_id;
+    END IF;
+    IF NOT c.created THEN
+        -- The key may have moved along the child's chain (continue-as-new): the parent knows the
+        -- chain by its first run, whose id its end is reported under, and its state is the last's.
+        SELECT coalesce(wr.chain_first, wr.run_id) INTO v_first
+          FROM queue.workflow_run wr WHERE wr.run_id = c.run_id;
+        IF v_first IS DISTINCT FROM c.run_id THEN
+            SELECT wr.status INTO c.status FROM queue.workflow_run wr
+             WHERE wr.chain_first = v_first ORDER BY wr.run_id DESC LIMIT 1;
+            c.run_id := v_first;
+        END IF;
     END IF;
     RETURN QUERY SELECT c.run_id, c.status, c.created;
 END $$;

@@ -1,7 +1,8 @@
 -- Continue-as-new: a run ends and starts its successor (same workflow, fresh journal) in one
 -- transaction. The runs so linked form a chain, which is listed, followed for its result, and
--- deleted by retention as a whole. The links are written only by workflow_continue_as_new (the
--- table keeps its row rules in its one CHECK, workflow_run_valid, which these columns stay out of).
+-- anchored by its first run while it goes on. The links are written only by
+-- workflow_continue_as_new (the table keeps its row rules in its one CHECK, workflow_run_valid,
+-- which these columns stay out of).
 
 ALTER TABLE queue.workflow_run
     -- The run this one continues (null: it began its chain, or is in none).
@@ -12,13 +13,14 @@ ALTER TABLE queue.workflow_run
     -- that never continued as new nor continues another.
     ADD COLUMN chain_first    bigint;
 
--- A chain's runs in order: its listing, and retention deleting it together.
+-- A chain's runs in order: its listing, and its last run (the newest with the chain's first).
 CREATE INDEX workflow_run_chain_idx ON queue.workflow_run (chain_first, run_id)
     WHERE chain_first IS NOT NULL;
 
--- The runs retention may pick: ended runs that are the last of their chain (or in none). A run
--- some other run continues goes with its chain's last run, so it is not scanned for on its own;
--- the index replaces the one of all ended runs, so a run's end still writes one retention entry.
+-- The runs retention may pick: ended runs, less the first run of each chain (it stays while its
+-- chain goes on, and goes with the chain's last run), so a sweep does not step over the first run
+-- of every long-running chain. It replaces the index of all ended runs: a run's end still writes
+-- one retention entry.
 DROP INDEX queue.workflow_run_retention_idx;
 CREATE INDEX workflow_run_retention_idx ON queue.workflow_run (completed_at)
-    WHERE status <> 'running' AND continued_to IS NULL;
+    WHERE status <> 'running' AND (chain_first IS NULL OR run_id <> chain_first);

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code POST .../continue-as-new} ends a run and starts its successor in one transaction, linked
  * both ways; a lost lease changes nothing; a repeat learns the successor; bad input is a 400 naming
- * the field. {@code GET .../chain} lists a chain first to last. Every exchange is checked against
- * openapi.yaml.
+ * the field. {@code GET .../chain} lists a chain first to last and {@code GET .../chain/last} finds
+ * its last run, which signals and cancels sent to an ended run of it reach. Every exchange is
+ * checked against openapi.yaml.
  */
 @Timeout(120)
 class ContinueAsNewRoutesTest {
@@ -165,6 +166,56 @@ class ContinueAsNewRoutesTest {
     JsonNode single = server.api().get("/v1/workflows/renew-chain/runs/" + alone + "/chain").json();
     assertThat(single.get("runs").findValues("runId").stream().map(JsonNode::asLong).toList())
         .containsExactly(alone);
+  }
+
+  @Test
+  void theChainsLastRunIsFoundFromAnyRunAndSignalsAndCancelsToAnEndedRunReachIt() {
+    WorkerClient worker = server.worker("renew-last");
+    long first = worker.start(0);
+    long second =
+        continueAsNew("renew-last", worker.pollOne(), 1, null).json().get("continuedTo").asLong();
+    long third =
+        continueAsNew("renew-last", worker.pollOne(), 2, null).json().get("continuedTo").asLong();
+    for (long any : new long[] {first, second, third}) {
+      Api.Response last = server.api().get("/v1/workflows/renew-last/runs/" + any + "/chain/last");
+      assertThat(last.status()).as(last.body()).isEqualTo(200);
+      assertThat(last.json().get("runId").asLong()).isEqualTo(third);
+      assertThat(last.json().get("continuedFrom").asLong()).isEqualTo(second);
+    }
+    long alone = worker.start(9);
+    assertThat(
+            server
+                .api()
+                .get("/v1/workflows/renew-last/runs/" + alone + "/chain/last")
+                .json()
+                .get("runId")
+                .asLong())
+        .isEqualTo(alone);
+
+    Api.Response signal =
+        server.api().post("/v1/workflows/renew-last/runs/" + first + "/signals/tick", 1);
+    assertThat(signal.status()).as(signal.body()).isEqualTo(200);
+    assertThat(signal.json().get("outcome").asText()).isEqualTo("buffered");
+    JsonNode inbox = server.api().get("/v1/workflows/renew-last/runs/" + third + "/signals").json();
+    assertThat(inbox.get("signals").findValues("event").stream().map(JsonNode::asText).toList())
+        .containsExactly("tick");
+
+    Api.Response cancel = server.api().delete("/v1/workflows/renew-last/runs/" + first);
+    assertThat(cancel.status()).as(cancel.body()).isEqualTo(200);
+    assertThat(cancel.json().get("cancelled").asBoolean()).isTrue();
+    assertThat(worker.run(third).get("status").asText()).isEqualTo("cancelled");
+    assertThat(worker.run(first).get("status").asText()).isEqualTo("completed");
+
+    Api.Response missing =
+        server.api().get("/v1/workflows/renew-last/runs/" + (third + 1000) + "/chain/last");
+    assertThat(missing.status()).as(missing.body()).isEqualTo(404);
+    assertThat(missing.isProblem()).isTrue();
+    Api.Response otherWorkflow =
+        server.api().get("/v1/workflows/renew-other/runs/" + first + "/chain/last");
+    assertThat(otherWorkflow.status()).as(otherWorkflow.body()).isEqualTo(404);
+    Api.Response badId = server.api().get("/v1/workflows/renew-last/runs/abc/chain/last");
+    assertThat(badId.status()).as(badId.body()).isEqualTo(400);
+    assertThat(badId.isProblem()).isTrue();
   }
 
   @Test

@@ -42,7 +42,7 @@ class PlansStayOnIndexesTest {
           + " 'worker_expire', 'worker_list',"
           + " 'workflow_pause_set', 'workflow_run_pause', 'workflow_restart', 'workflow_fork',"
           + " 'workflow_journal_with_aside', 'group_pause_set', 'group_park', 'parked_list',"
-          + " 'parked_redrive'";
+          + " 'parked_redrive', 'workflow_continue_as_new', 'workflow_chain', 'workflow_chain_last'";
 
   private static final String SEQ_SCANS = "SELECT pg_stat_get_xact_numscans('queue.%s'::regclass)";
 

@@ -457,9 +457,14 @@ public final class WorkflowClient {
     return Transport.JSON.convertValue(r.get("steps"), listType);
   }
 
+  /** The most runs {@link #chain} reads. */
+  private static final int CHAIN_CAP = 10_000;
+
   /**
    * The runs of the chain {@code runId} belongs to (runs linked by continue-as-new), first to last;
-   * a run in no chain is a chain of one. Reads every page.
+   * a run in no chain is a chain of one. Retention takes a chain's ended runs one by one, except
+   * its first while it goes on, so a long chain lists what remains. Reads pages up to the first
+   * 10,000 runs; {@link #chainLast} finds the last run of any chain.
    */
   public List<RunInfo> chain(String workflow, long runId) {
     Workflow.checkName(workflow);
@@ -472,13 +477,25 @@ public final class WorkflowClient {
                   + workflow
                   + "/runs/"
                   + runId
-                  + "/chain?limit=1000"
+                  + "/chain?limit="
+                  + Math.min(1000, CHAIN_CAP - runs.size())
                   + (cursor == null ? "" : "&cursor=" + encode(cursor)),
               RunPage.class);
       page.runs().forEach(r -> runs.add(runInfo(r)));
       cursor = page.nextCursor();
-    } while (cursor != null);
+    } while (cursor != null && runs.size() < CHAIN_CAP);
     return runs;
+  }
+
+  /**
+   * The last run of the chain {@code runId} belongs to: the one running while the chain goes on
+   * (the run a signal or cancel sent to any run of the chain reaches), and the chain's result at
+   * its end. A run in no chain is its own last run.
+   */
+  public RunInfo chainLast(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    return runInfo(
+        transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/chain/last", Run.class));
   }
 
   /**
@@ -486,7 +503,7 @@ public final class WorkflowClient {
    * followed to the last run of its chain, whose result this is (the run's own view, output {@code
    * {"continuedTo": <runId>}}, is {@link #get}'s). Throws {@link WorkflowFailedException} when it
    * failed, was cancelled or timed out, and {@link WorkflowException} when {@code timeout} passes
-   * first.
+   * first (however many runs the chain went through meanwhile).
    */
   public <O> O awaitResult(String workflow, long runId, Class<O> type, Duration timeout) {
     return awaitResult(workflow, runId, TypeRef.of(type), timeout);
@@ -502,23 +519,32 @@ public final class WorkflowClient {
     while (true) {
       RunInfo run = get(workflow, current);
       if (run.continuedTo() != null) {
-        // Continued as new: the chain's result is its last run's.
-        current = run.continuedTo();
-        pauseMs = 10;
-        continue;
+        // Continued as new: the chain's result is its last run's, found in one look-up (runs in
+        // the middle of the chain may be gone to retention).
+        run = chainLast(workflow, current);
+        if (run.runId() != current) {
+          current = run.runId();
+          pauseMs = 10;
+        }
       }
-      if (run.status() == RunStatus.COMPLETED) {
+      if (run.continuedTo() == null && run.status() == RunStatus.COMPLETED) {
         JavaType jt = Transport.JSON.getTypeFactory().constructType(type.type());
         return run.output() == null || run.output().isNull()
             ? null
             : Transport.JSON.convertValue(run.output(), jt);
       }
-      if (run.status().isTerminal()) {
+      if (run.continuedTo() == null && run.status().isTerminal()) {
         throw new WorkflowFailedException(run);
       }
       if (System.nanoTime() - deadline > 0) {
         throw new WorkflowException(
-            "run " + runId + " of " + workflow + " did not finish within " + timeout);
+            "run "
+                + runId
+                + " of "
+                + workflow
+                + " did not finish within "
+                + timeout
+                + (current == runId ? "" : " (its chain is at run " + current + ")"));
       }
       try {
         Thread.sleep(pauseMs);

@@ -53,13 +53,14 @@ public interface WorkflowContext {
   /**
    * Ends this run and starts its successor with {@code input} and a fresh journal, in one
    * transaction: the same workflow at the newest version a worker serves (as a new start), with
-   * this run's retention, concurrency key and priority; the two are linked ({@link
-   * RunInfo#continuedFrom()}, {@link RunInfo#continuedTo()}) and the idempotency key moves to the
-   * successor. The step completion this run still holds is journaled in that transaction. The call
-   * does not return: the body unwinds (typed so that a body may {@code return
-   * ctx.continueAsNew(next)}). A worker that dies before the call's write commits leaves the run to
-   * be replayed, which calls it again; one that dies after leaves only the successor to run. Only
-   * from the body itself: inside a step it throws {@link IllegalStateException}.
+   * this run's retention, concurrency key, priority, deadline and an operator's pause, and the
+   * signals no wait took yet; the two are linked ({@link RunInfo#continuedFrom()}, {@link
+   * RunInfo#continuedTo()}) and the idempotency key moves to the successor. The step completion
+   * this run still holds is journaled in that transaction. The call does not return: the body
+   * unwinds (typed so that a body may {@code return ctx.continueAsNew(next)}). A worker that dies
+   * before the call's write commits leaves the run to be replayed, which calls it again; one that
+   * dies after leaves only the successor to run. Only from the body itself: inside a step it throws
+   * {@link IllegalStateException}.
    */
   <T> T continueAsNew(Object input);
 

@@ -20,21 +20,23 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Retention keeps a chain of runs that continued as new whole: it goes when its last run's
- * retention has passed, all at once, and not a run of it before. The sweep's clock is moved on.
+ * Retention takes the ended runs of a chain that continued as new one by one, each on its own
+ * retention, except the first (the id callers hold), which stays while the chain goes on and goes
+ * with the last run once that one's retention has passed. The sweep's clock is moved on.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ContinueAsNewRetentionTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 
   @Test
-  void retentionRemovesAChainTogetherWhenItsLastRunIsDueAndNotBefore() throws Exception {
+  void retentionFreesARunningChainsMiddleRunsAndKeepsItsFirstUntilTheLastEndsAndIsDue()
+      throws Exception {
     Workflow<Integer, String> wf =
         Workflow.define("renew-kept", Integer.class, String.class)
             .run(
                 (ctx, in) -> {
                   ctx.step().run("charge", () -> {});
-                  if (in < 2) {
+                  if (in < 3) {
                     return ctx.continueAsNew(in + 1);
                   }
                   ctx.step().waitForEvent("end", String.class, Match.any(), Duration.ofMinutes(5));
@@ -45,36 +47,51 @@ class ContinueAsNewRetentionTest {
     Started s = client.start("renew-kept", 0, StartOptions.NONE.withRetentionDays(30));
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.chain("renew-kept", s.runId()).size() == 3);
+        .until(() -> client.chain("renew-kept", s.runId()).size() == 4);
     List<Long> ids = client.chain("renew-kept", s.runId()).stream().map(RunInfo::runId).toList();
-    long last = ids.get(2);
-    // The chain's first runs ended long ago: their own retention has passed.
+    long first = ids.get(0);
+    long last = ids.get(3);
+    // The chain's first three runs ended long ago: their own retention has passed.
     try (Connection c = server.database().connect();
         PreparedStatement old =
             c.prepareStatement(
                 "UPDATE queue.workflow_run SET completed_at = now() - interval '40 days',"
                     + " started_at = now() - interval '41 days' WHERE run_id = ANY (?)")) {
-      old.setArray(1, c.createArrayOf("bigint", new Object[] {ids.get(0), ids.get(1)}));
-      assertThat(old.executeUpdate()).isEqualTo(2);
+      old.setArray(1, c.createArrayOf("bigint", new Object[] {first, ids.get(1), ids.get(2)}));
+      assertThat(old.executeUpdate()).isEqualTo(3);
     }
-    // Its last run still runs: nothing of the chain goes, even a year on.
-    assertThat(sweep(Instant.now().plus(Duration.ofDays(365)))).isZero();
-    assertThat(existing(ids)).containsExactlyElementsOf(ids);
+    // The middle runs go, one run per unit of the sweep's limit; the first and the running last
+    // stay, however long the chain goes on.
+    assertThat(sweep(Instant.now(), 1)).isEqualTo(1);
+    assertThat(existing(ids)).containsExactly(first, ids.get(2), last);
+    assertThat(sweep(Instant.now().plus(Duration.ofDays(365)), 1000)).isEqualTo(1);
+    assertThat(existing(ids)).containsExactly(first, last);
 
-    client.signal("renew-kept", last, "end", "now");
-    assertThat(client.awaitResult("renew-kept", s.runId(), String.class, Duration.ofSeconds(30)))
+    // What remains is listed; the first run's id still reaches the running last one.
+    assertThat(client.chain("renew-kept", first).stream().map(RunInfo::runId).toList())
+        .containsExactly(first, last);
+    assertThat(client.chain("renew-kept", last).stream().map(RunInfo::runId).toList())
+        .containsExactly(first, last);
+    assertThat(client.chainLast("renew-kept", first).runId()).isEqualTo(last);
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> client.get("renew-kept", last).waitingFor() != null);
+    client.signal("renew-kept", first, "end", "now");
+    assertThat(client.awaitResult("renew-kept", first, String.class, Duration.ofSeconds(30)))
         .isEqualTo("ended");
-    assertThat(sweep(Instant.now().plus(Duration.ofDays(29)))).isZero();
-    assertThat(existing(ids)).containsExactlyElementsOf(ids);
 
-    assertThat(sweep(Instant.now().plus(Duration.ofDays(31)))).isEqualTo(3);
+    assertThat(sweep(Instant.now().plus(Duration.ofDays(29)), 1000)).isZero();
+    assertThat(existing(ids)).containsExactly(first, last);
+    // The last run's retention has passed: it takes the first with it.
+    assertThat(sweep(Instant.now().plus(Duration.ofDays(31)), 1000)).isEqualTo(2);
     assertThat(existing(ids)).isEmpty();
   }
 
-  private static int sweep(Instant now) throws Exception {
+  private static int sweep(Instant now, int limit) throws Exception {
     try (Connection c = server.database().connect();
-        PreparedStatement ps = c.prepareStatement("SELECT queue.sweep_workflow_runs(1000, ?)")) {
-      ps.setObject(1, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+        PreparedStatement ps = c.prepareStatement("SELECT queue.sweep_workflow_runs(?, ?)")) {
+      ps.setInt(1, limit);
+      ps.setObject(2, OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);

@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.testing.LiveServer;
 import java.nio.file.Files;
@@ -147,6 +148,36 @@ class ContinueAsNewTest {
     assertThat(chain)
         .extracting(RunInfo::idempotencyKey)
         .containsExactly(null, null, "subscription-9");
+  }
+
+  @Test
+  void awaitingAChainThatGoesOnTimesOutOnTimeNamingTheRunAskedForAndTheChainsCurrentRun() {
+    Workflow<Integer, String> wf =
+        Workflow.define("renew-await", Integer.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  if (in < 2) {
+                    return ctx.continueAsNew(in + 1);
+                  }
+                  return ctx.step()
+                      .waitForEvent("never", String.class, Match.any(), Duration.ofMinutes(5))
+                      .orElse("none");
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    long first = client.start("renew-await", 0).runId();
+    Awaitility.await()
+        .atMost(30, TimeUnit.SECONDS)
+        .until(() -> client.chain("renew-await", first).size() == 3);
+    long last = client.chainLast("renew-await", first).runId();
+
+    long began = System.nanoTime();
+    assertThatThrownBy(
+            () -> client.awaitResult("renew-await", first, String.class, Duration.ofMillis(700)))
+        .isInstanceOf(WorkflowException.class)
+        .hasMessageContaining("run " + first + " ")
+        .hasMessageContaining("at run " + last);
+    assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(5));
   }
 
   @Test

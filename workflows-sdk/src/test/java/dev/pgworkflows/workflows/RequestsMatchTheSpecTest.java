@@ -64,6 +64,7 @@ class RequestsMatchTheSpecTest {
           "POST /v1/workflows/{name}/runs/{runId}/fork",
           "POST /v1/workflows/{name}/runs/{runId}/continue-as-new",
           "GET /v1/workflows/{name}/runs/{runId}/chain",
+          "GET /v1/workflows/{name}/runs/{runId}/chain/last",
           "GET /v1/workers");
 
   record Approval(boolean ok, String by) {}
@@ -224,6 +225,7 @@ class RequestsMatchTheSpecTest {
       assertThat(client.awaitResult("contract-renew", run, Integer.class, Duration.ofSeconds(30)))
           .isEqualTo(2);
       assertThat(client.chain("contract-renew", run)).hasSize(3);
+      assertThat(client.chainLast("contract-renew", run).continuedFrom()).isNotNull();
     } finally {
       worker.close();
     }

@@ -51,6 +51,7 @@ public final class ChainRoutes {
   public void register(RoutesConfig routes) {
     routes.post("/v1/workflows/{name}/runs/{runId}/continue-as-new", this::continueAsNew);
     routes.get("/v1/workflows/{name}/runs/{runId}/chain", this::chain);
+    routes.get("/v1/workflows/{name}/runs/{runId}/chain/last", this::last);
   }
 
   private void continueAsNew(Context ctx) {
@@ -121,5 +122,14 @@ public final class ChainRoutes {
     List<Run> page = chains.chain(runId, cursor, limit);
     String next = page.size() == limit ? Long.toString(page.get(page.size() - 1).runId()) : null;
     JsonBodies.respond(ctx, 200, new RunPage(page, next));
+  }
+
+  /** The chain's last run: the one running while the chain goes on, and its result at the end. */
+  private void last(Context ctx) {
+    String name = Params.workflow(ctx);
+    long runId = Params.runId(ctx);
+    runs.get(name, runId)
+        .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
+    JsonBodies.respond(ctx, 200, chains.last(runId));
   }
 }

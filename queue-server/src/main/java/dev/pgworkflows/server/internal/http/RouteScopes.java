@@ -56,6 +56,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams/{stream}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain/last", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),

@@ -128,12 +128,23 @@ public final class RunRoutes {
   private void cancel(Context ctx) {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
-    run(name, runId);
+    StoredRun addressed = run(name, runId);
+    // A run that continued as new passes the cancel on to its chain's last run.
+    long target =
+        addressed.run().continuedTo() == null
+            ? runId
+            : store.chainLast(runId).map(s -> s.run().runId()).orElse(runId);
     // The cancel takes running children (and theirs) with it: their ends are reported too.
     List<Run.Child> running = runningDescendants(runId);
+    if (target != runId) {
+      running.addAll(runningDescendants(target));
+    }
     RunStore.Cancelled c = store.cancel(runId);
     if (c.cancelled()) {
-      ended(run(name, runId));
+      store
+          .get(name, target)
+          .filter(s -> s.run().status().equals("cancelled"))
+          .ifPresent(this::ended);
     }
     for (Run.Child child : running) {
       store

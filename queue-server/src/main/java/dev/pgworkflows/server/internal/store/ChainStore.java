@@ -74,4 +74,18 @@ public final class ChainStore {
         after,
         limit);
   }
+
+  /**
+   * The last run of the chain {@code runId} belongs to (the run itself when it is in no chain),
+   * found through the chain's first run, so runs retention took from the chain do not matter.
+   */
+  public Run last(long runId) {
+    return sql.one(
+            "SELECT r.*, "
+                + RunStore.PARENT_WORKFLOW
+                + " FROM queue.workflow_chain_last(?::bigint) r",
+            rs -> Rows.run(rs).run(),
+            runId)
+        .orElseThrow();
+  }
 }

@@ -173,6 +173,17 @@ public final class RunStore {
       "CASE WHEN r.parent_run_id IS NOT NULL THEN (SELECT p.workflow_name FROM queue.workflow_run p"
           + " WHERE p.run_id = r.parent_run_id) END AS parent_workflow";
 
+  /**
+   * The last run of the chain {@code runId} belongs to (the run itself when it is in no chain): a
+   * signal or cancel sent to a run that continued as new goes to it.
+   */
+  public Optional<StoredRun> chainLast(long runId) {
+    return sql.one(
+        "SELECT r.*, " + PARENT_WORKFLOW + " FROM queue.workflow_chain_last(?::bigint) r",
+        Rows::run,
+        runId);
+  }
+
   public Optional<StoredRun> get(String name, long runId) {
     return sql.one(
         "SELECT r.*, "
