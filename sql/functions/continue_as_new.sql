@@ -50,12 +50,16 @@ BEGIN
     IF p_step IS NOT NULL THEN
         v_ct := queue.read_ct(v_queue, p_msg_id);
         -- Under the lease no one else journals this run, so a row already there is this step's own.
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at)
+        IF nullif(p_step -> 'state', 'null'::jsonb) IS NOT NULL THEN
+            PERFORM queue.check_run_state('step.state', p_run_id, p_step -> 'state');
+        END IF;
+        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at, state)
         VALUES (p_run_id, p_step ->> 'name',
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step ->> 'kind', p_step -> 'output', nullif(p_step -> 'error', 'null'::jsonb),
                 greatest(coalesce(v_ct, 1), 1),
-                coalesce((p_step ->> 'startedAt')::timestamptz, now()))
+                coalesce((p_step ->> 'startedAt')::timestamptz, now()),
+                nullif(p_step -> 'state', 'null'::jsonb))
         ON CONFLICT DO NOTHING;
     END IF;
 

@@ -66,6 +66,42 @@ class ContinueAsNewTest {
   }
 
   @Test
+  void theStateARunSetsBeforeContinuingStaysWithItAndTheSuccessorStartsWithNone() {
+    Workflow<Integer, String> wf =
+        Workflow.define("renew-state", Integer.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  if (in == 0) {
+                    ctx.step().run("bill", () -> ctx.state().put("billed", "step"));
+                    // Set by the body after the last step: it goes with that step's row.
+                    ctx.state().put("renewals", 1);
+                    return ctx.continueAsNew(1);
+                  }
+                  if (in == 1) {
+                    // No step at all: the change ends the run in a row of its own.
+                    ctx.state().put("renewals", 2);
+                    return ctx.continueAsNew(2);
+                  }
+                  return "seen " + ctx.state().get("renewals", Integer.class);
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    Started s = client.start("renew-state", 0);
+
+    assertThat(client.awaitResult("renew-state", s.runId(), String.class, Duration.ofSeconds(60)))
+        .isEqualTo("seen null");
+    List<RunInfo> chain = client.chain("renew-state", s.runId());
+    assertThat(chain).hasSize(3);
+    assertThat(client.state("renew-state", chain.get(0).runId()))
+        .containsOnlyKeys("billed", "renewals");
+    assertThat(client.state("renew-state", chain.get(0).runId()).get("renewals").asInt())
+        .isEqualTo(1);
+    assertThat(client.state("renew-state", chain.get(1).runId()).get("renewals").asInt())
+        .isEqualTo(2);
+    assertThat(client.state("renew-state", chain.get(2).runId())).isEmpty();
+  }
+
+  @Test
   void continueAsNewInsideAStepIsRefusedWithAClearError() {
     Workflow<Integer, String> wf =
         Workflow.define("renew-in-step", Integer.class, String.class)

@@ -109,6 +109,7 @@ public final class ChainRoutes {
           "step.kind", "step.kind must be one of run, sleep, wait and child");
     }
     WorkerChecks.error("step.error", step.error());
+    WorkerChecks.state("step.state", step.state());
     return step;
   }
 

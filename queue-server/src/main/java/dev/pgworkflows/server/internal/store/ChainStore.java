@@ -42,6 +42,9 @@ public final class ChainStore {
       if (step.error() != null && !step.error().isNull()) {
         row.put("error", step.error());
       }
+      if (step.state() != null && !step.state().isNull()) {
+        row.put("state", step.state());
+      }
       if (step.startedAt() != null) {
         row.put("startedAt", step.startedAt().toString());
       }

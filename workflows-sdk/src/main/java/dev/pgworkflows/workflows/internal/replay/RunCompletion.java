@@ -76,12 +76,13 @@ final class RunCompletion {
     unsent = null;
     String outcome;
     if (u == null) {
-      outcome = lease.continueAsNew(json, null, null);
+      // The body's last state changes, if any, end the run in a row of their own.
+      outcome = lease.continueAsNew(json, state.atEnd(null, Instant.now()), null);
     } else {
       // The write joins the step's trace, as it would have when sent at the step's end.
       Scope scope = u.span().makeCurrent();
       try {
-        outcome = lease.continueAsNew(json, u.step(), u.seconds());
+        outcome = lease.continueAsNew(json, state.atEnd(u.step(), Instant.now()), u.seconds());
       } finally {
         scope.close();
       }
