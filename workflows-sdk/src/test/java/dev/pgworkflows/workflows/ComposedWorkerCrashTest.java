@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,16 +29,8 @@ class ComposedWorkerCrashTest {
     try (TestServer server = TestServer.start()) {
       WorkflowClient client = WorkflowClient.connect(server.url());
       Process worker =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  ComposedCrashWorkflow.class.getName(),
-                  server.url(),
-                  log.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("worker.out").toFile())
-              .start();
+          WorkerJvm.start(
+              ComposedCrashWorkflow.class, dir.resolve("worker.out"), server.url(), log.toString());
       try {
         Started s = client.start("crash-parent", "p");
         Awaitility.await()

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -328,18 +329,13 @@ class ContinueAsNewTest {
 
   private static Process worker(Path log, int last, int hangAt, long stepMs, Path out)
       throws Exception {
-    return new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            RenewingWorkflow.class.getName(),
-            server.url(),
-            log.toString(),
-            Integer.toString(last),
-            Integer.toString(hangAt),
-            Long.toString(stepMs))
-        .redirectErrorStream(true)
-        .redirectOutput(out.toFile())
-        .start();
+    return WorkerJvm.start(
+        RenewingWorkflow.class,
+        out,
+        server.url(),
+        log.toString(),
+        Integer.toString(last),
+        Integer.toString(hangAt),
+        Long.toString(stepMs));
   }
 }

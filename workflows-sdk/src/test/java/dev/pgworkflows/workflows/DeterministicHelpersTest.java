@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,16 +30,8 @@ class DeterministicHelpersTest {
     Path log = dir.resolve("values.log");
     WorkflowClient client = server.client();
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                ValuesWorkflow.class.getName(),
-                server.url(),
-                log.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("child.out").toFile())
-            .start();
+        WorkerJvm.start(
+            ValuesWorkflow.class, dir.resolve("child.out"), server.url(), log.toString());
     try {
       Started s = client.start("values", "go");
       Awaitility.await()

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pgworkflows.workflows.testing.LiveServer;
 import dev.pgworkflows.workflows.testing.RecordingProxy;
 import dev.pgworkflows.workflows.testing.SpecRequests;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -205,16 +206,8 @@ class ParallelStepsTest {
   void aReplayAfterACrashRunsOnlyTheBranchesNotJournaled(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("executions.log");
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                FanOutWorkflow.class.getName(),
-                server.url(),
-                log.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("child.out").toFile())
-            .start();
+        WorkerJvm.start(
+            FanOutWorkflow.class, dir.resolve("child.out"), server.url(), log.toString());
     try {
       long run = server.client().start(FanOutWorkflow.NAME, "go").runId();
       Awaitility.await()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,16 +138,8 @@ class RunStateTest {
     Path log = dir.resolve("seen.log");
     WorkflowClient client = server.client();
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                StateWorkflow.class.getName(),
-                server.url(),
-                log.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("child.out").toFile())
-            .start();
+        WorkerJvm.start(
+            StateWorkflow.class, dir.resolve("child.out"), server.url(), log.toString());
     try {
       Started s = client.start("stateful", "go");
       Awaitility.await()

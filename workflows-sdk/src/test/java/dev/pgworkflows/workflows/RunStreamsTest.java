@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,16 +148,8 @@ class RunStreamsTest {
     Path marker = dir.resolve("hanging");
     WorkflowClient client = server.client();
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                StreamsWorkflow.class.getName(),
-                server.url(),
-                marker.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("child.out").toFile())
-            .start();
+        WorkerJvm.start(
+            StreamsWorkflow.class, dir.resolve("child.out"), server.url(), marker.toString());
     try {
       Started run = client.start("streams-replay", "go");
       Awaitility.await().atMost(60, TimeUnit.SECONDS).until(() -> Files.exists(marker));

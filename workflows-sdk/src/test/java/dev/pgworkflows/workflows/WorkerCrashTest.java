@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,16 +24,8 @@ class WorkerCrashTest {
     try (TestServer server = TestServer.start()) {
       WorkflowClient client = WorkflowClient.connect(server.url());
       Process child =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  CrashyWorkflow.class.getName(),
-                  server.url(),
-                  log.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("child.out").toFile())
-              .start();
+          WorkerJvm.start(
+              CrashyWorkflow.class, dir.resolve("child.out"), server.url(), log.toString());
       try {
         Started s = client.start("crashy", "go");
         Awaitility.await()
