@@ -197,14 +197,7 @@ public final class Transport {
       if (c != null) {
         c.disconnect();
       }
-      throw new ServerUnavailableException(
-          "server "
-              + base
-              + " is unreachable: "
-              + e.getClass().getSimpleName()
-              + " "
-              + e.getMessage(),
-          e);
+      throw unreachable(e);
     }
   }
 
@@ -292,14 +285,7 @@ public final class Transport {
             "the stream from " + base + path + " sent nothing for " + timeout.toMillis() + " ms",
             e);
       }
-      throw new ServerUnavailableException(
-          "server "
-              + base
-              + " is unreachable: "
-              + e.getClass().getSimpleName()
-              + " "
-              + e.getMessage(),
-          e);
+      throw unreachable(e);
     }
     JsonNode json = parse(answer);
     if (status >= 200 && status < 300) {
@@ -343,5 +329,16 @@ public final class Transport {
     } catch (IOException e) {
       return null;
     }
+  }
+
+  private ServerUnavailableException unreachable(IOException e) {
+    return new ServerUnavailableException(
+        "server "
+            + base
+            + " is unreachable: "
+            + e.getClass().getSimpleName()
+            + " "
+            + e.getMessage(),
+        e);
   }
 }
