@@ -129,9 +129,9 @@ BEGIN
         RETURNING s.*),
          kept AS (
         INSERT INTO queue.workflow_step_aside (run_id, step_name, seq, kind, output, error, timed_out,
-                                               attempts, started_at, completed_at, state)
+                                               attempts, started_at, completed_at, state, state_version)
         SELECT g.run_id, g.step_name, g.seq, g.kind, g.output, g.error, g.timed_out, g.attempts,
-               g.started_at, g.completed_at, g.state
+               g.started_at, g.completed_at, g.state, g.state_version
           FROM gone g
         RETURNING step_name)
     SELECT array_agg(k.step_name) INTO v_steps FROM kept k;
@@ -188,9 +188,9 @@ BEGIN
             CASE WHEN coalesce(p_with_input, false) THEN coalesce(p_input, 'null'::jsonb) ELSE o.input END,
             o.retention_days, v_msg, o.concurrency_key, o.priority, p_run_id, p_from_step);
     INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, timed_out, attempts,
-                                     started_at, completed_at, state)
+                                     started_at, completed_at, state, state_version)
     SELECT v_run, s.step_name, s.seq, s.kind, s.output, s.error, s.timed_out, s.attempts, s.started_at,
-           s.completed_at, s.state
+           s.completed_at, s.state, s.state_version
       FROM queue.workflow_step s
      WHERE s.run_id = p_run_id AND s.seq < v_seq
      ORDER BY s.seq;

@@ -6,7 +6,8 @@
 -- engine), values of bounded size, and at most 100 keys set in the run once these changes are
 -- made. The SDK and the server hold values to 65536 bytes of compact JSON; jsonb's text form is
 -- longer (it spaces its separators), so the bound here is twice that, a backstop for callers that
--- come straight to SQL. Called only for a row that has state: rows without it cost nothing.
+-- come straight to SQL. Called only for a row that has state: rows without it cost nothing. A null
+-- p_run_id checks the changes alone, not the run's key count.
 CREATE OR REPLACE FUNCTION queue.check_run_state(p_field text, p_run_id bigint, p_state jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -39,7 +40,25 @@ BEGIN
         RAISE EXCEPTION '% value of key "%" is % bytes of JSON; at most 131072', p_field, v_key, v_size
             USING ERRCODE = '22023';
     END IF;
-    SELECT count(*) INTO v_keys
+    IF p_run_id IS NULL THEN
+        RETURN;
+    END IF;
+    v_keys := queue.run_state_keys(p_run_id, p_state);
+    IF v_keys > 100 THEN
+        RAISE EXCEPTION '% would set % keys in run %; a run holds at most 100', p_field, v_keys, p_run_id
+            USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+-- How many keys run p_run_id holds once the changes p_state are made after its journal.
+CREATE OR REPLACE FUNCTION queue.run_state_keys(p_run_id bigint, p_state jsonb)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+    SELECT count(*)::int
       FROM (SELECT DISTINCT ON (c.key) c.key, c.value
               FROM (SELECT s.seq, e.key, e.value
                       FROM queue.workflow_step s CROSS JOIN LATERAL jsonb_each(s.state) e
@@ -48,23 +67,20 @@ BEGIN
                     SELECT 2147483647, e.key, e.value FROM jsonb_each(p_state) e) c
              ORDER BY c.key, c.seq DESC) f
      WHERE f.value <> 'null'::jsonb;
-    IF v_keys > 100 THEN
-        RAISE EXCEPTION '% would set % keys in run %; a run holds at most 100', p_field, v_keys, p_run_id
-            USING ERRCODE = '22023';
-    END IF;
-END $$;
+$$;
 
--- A run's state: each key set and not removed, with its value and its version (the seq of the
--- journal row that last set it), in key order.
+-- A run's state: each key set and not removed, with its value and its version (the state_version
+-- of the journal row that last set it: drawn from one sequence, so it only grows, also across a
+-- restart), in key order.
 CREATE OR REPLACE FUNCTION queue.workflow_state(p_run_id bigint)
- RETURNS TABLE(key text, value jsonb, version integer)
+ RETURNS TABLE(key text, value jsonb, version bigint)
  LANGUAGE sql
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
-    SELECT f.key, f.value, f.seq
-      FROM (SELECT DISTINCT ON (e.key) e.key, e.value, s.seq
+    SELECT f.key, f.value, f.state_version
+      FROM (SELECT DISTINCT ON (e.key) e.key, e.value, s.state_version
               FROM queue.workflow_step s CROSS JOIN LATERAL jsonb_each(s.state) e
              WHERE s.run_id = p_run_id AND s.state IS NOT NULL
              ORDER BY e.key, s.seq DESC) f

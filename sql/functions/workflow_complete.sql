@@ -83,11 +83,12 @@ BEGIN
             PERFORM queue.check_run_state('step.state', p_run_id, p_state);
         END IF;
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state)
+                                         state, state_version)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(coalesce(v_ct, 1), 1),
-                coalesce(p_started_at, now()), p_state)
+                coalesce(p_started_at, now()), p_state,
+                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
@@ -156,13 +157,14 @@ BEGIN
         -- A step with no start of its own starts with this transaction, when it completes; a
         -- sleep completes when it ends, so its row shows its duration.
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         completed_at, state)
+                                         completed_at, state, state_version)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error,
                 greatest(coalesce(queue.read_ct(v_queue, p_msg_id), 1), 1),
                 coalesce(p_started_at, now()),
-                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END, p_state)
+                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END, p_state,
+                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -275,11 +277,12 @@ BEGIN
             PERFORM queue.check_run_state('step.state', p_run_id, p_state);
         END IF;
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state)
+                                         state, state_version)
         VALUES (p_run_id, p_step_name,
                 (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
                 p_step_kind, p_output, p_error, greatest(v_ct, 1),
-                coalesce(p_started_at, now()), p_state)
+                coalesce(p_started_at, now()), p_state,
+                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
             PERFORM queue.delete(v_queue, p_msg_id);
@@ -519,11 +522,12 @@ BEGIN
           FROM unnest(v_items) u),
          ins AS (
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state)
+                                         state, state_version)
         SELECT s.run_id, s.step_name,
                (SELECT coalesce(max(w.seq), 0) + 1 FROM queue.workflow_step w WHERE w.run_id = s.run_id),
                s.step_kind, s.output, s.error, greatest(coalesce(s.read_ct, 1), 1),
-               coalesce(s.started_at, now()), s.state
+               coalesce(s.started_at, now()), s.state,
+               CASE WHEN s.state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END
           FROM s
          WHERE s.cls IN ('inline', 'finish') AND s.step_name IS NOT NULL
         ON CONFLICT DO NOTHING

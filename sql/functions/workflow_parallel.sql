@@ -16,6 +16,9 @@ DECLARE
     v_queue text;
     v_bad   text;
     v_ct    int;
+    v_i     bigint;
+    v_state jsonb;
+    v_acc   jsonb;
 BEGIN
     IF p_steps IS NULL OR jsonb_typeof(p_steps) <> 'array' THEN
         RAISE EXCEPTION 'steps must be a JSON array' USING ERRCODE = '22023';
@@ -54,10 +57,6 @@ BEGIN
     END IF;
 
     r := queue.workflow_lock(p_run_id);
-    -- Each step's state changes, checked against the run's state before these steps.
-    PERFORM queue.check_run_state(format('steps[%s].state', e.i - 1), p_run_id, e.s -> 'state')
-       FROM jsonb_array_elements(p_steps) WITH ORDINALITY e(s, i)
-      WHERE e.s -> 'state' IS NOT NULL AND e.s -> 'state' <> 'null'::jsonb;
     IF r.status <> 'running' THEN
         RETURN QUERY SELECT 'not_running'::text, 0;
         RETURN;
@@ -65,6 +64,29 @@ BEGIN
     IF r.current_msg_id IS DISTINCT FROM p_msg_id THEN
         RETURN QUERY SELECT 'stale'::text, 0;
         RETURN;
+    END IF;
+    -- Each step's state changes: checked alone, then the run's key count once with all of them made
+    -- in array order; only past the limit are the steps counted one by one, to name the first that
+    -- crosses it. Steps without state cost one look at the array.
+    IF jsonb_path_exists(p_steps, '$[*] ? (exists(@.state) && @.state != null)') THEN
+        v_acc := '{}'::jsonb;
+        FOR v_i, v_state IN
+            SELECT e.i, e.s -> 'state' FROM jsonb_array_elements(p_steps) WITH ORDINALITY e(s, i)
+             WHERE e.s -> 'state' <> 'null'::jsonb ORDER BY e.i
+        LOOP
+            PERFORM queue.check_run_state(format('steps[%s].state', v_i - 1), NULL, v_state);
+            v_acc := v_acc || v_state;
+        END LOOP;
+        IF queue.run_state_keys(p_run_id, v_acc) > 100 THEN
+            v_acc := '{}'::jsonb;
+            FOR v_i, v_state IN
+                SELECT e.i, e.s -> 'state' FROM jsonb_array_elements(p_steps) WITH ORDINALITY e(s, i)
+                 WHERE e.s -> 'state' <> 'null'::jsonb ORDER BY e.i
+            LOOP
+                v_acc := v_acc || v_state;
+                PERFORM queue.check_run_state(format('steps[%s].state', v_i - 1), p_run_id, v_acc);
+            END LOOP;
+        END IF;
     END IF;
     -- The held message, where the receipt still holds its lease: locked, its count restarted for
     -- the run's next step (its old value is these steps' attempts), its lease left as it is.
@@ -96,11 +118,12 @@ BEGIN
     RETURN QUERY
     WITH ins AS (
         INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state)
+                                         state, state_version)
         SELECT p_run_id, n.name,
                (SELECT coalesce(max(w.seq), 0) FROM queue.workflow_step w WHERE w.run_id = p_run_id)
                  + row_number() OVER (ORDER BY n.i),
-               'run', n.output, n.error, greatest(v_ct, 1), coalesce(n.started_at, now()), n.state
+               'run', n.output, n.error, greatest(v_ct, 1), coalesce(n.started_at, now()), n.state,
+               CASE WHEN n.state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END
           FROM (SELECT e.i, e.s ->> 'name' AS name, e.s -> 'output' AS output,
                        nullif(e.s -> 'error', 'null'::jsonb) AS error,
                        nullif(e.s -> 'state', 'null'::jsonb) AS state,

@@ -6,5 +6,12 @@
 ALTER TABLE queue.workflow_step ADD COLUMN state jsonb;
 ALTER TABLE queue.workflow_step_aside ADD COLUMN state jsonb;
 
+-- A key's version is the state_version of the row that last set it: drawn from one sequence, and
+-- only for rows that carry state, so versions only grow, also after a restart reuses seqs (a fork
+-- keeps the copied rows' versions; its later rows draw greater ones).
+CREATE SEQUENCE queue.workflow_state_version_seq AS bigint;
+ALTER TABLE queue.workflow_step ADD COLUMN state_version bigint;
+ALTER TABLE queue.workflow_step_aside ADD COLUMN state_version bigint;
+
 -- A batch completion item carries its step's state changes too.
 ALTER TYPE queue.workflow_completion ADD ATTRIBUTE state jsonb;

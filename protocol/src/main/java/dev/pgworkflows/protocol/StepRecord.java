@@ -8,7 +8,7 @@ import java.time.Instant;
  * The step a completion journals: its name, kind (run, sleep, wait), and output or error.
  *
  * @param state the run state changes journaled with the step, key to value (JSON null removes a
- *     key); absent when there are none, as for most steps
+ *     key); absent (or JSON null, read as absent) when there are none, as for most steps
  */
 public record StepRecord(
     String name,
@@ -17,6 +17,13 @@ public record StepRecord(
     JsonNode error,
     Instant startedAt,
     @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode state) {
+
+  public StepRecord {
+    // An explicit JSON null is no changes, the same as absent, on every path that reads it.
+    if (state != null && state.isNull()) {
+      state = null;
+    }
+  }
 
   /** A step without state changes. */
   public StepRecord(String name, String kind, JsonNode output, JsonNode error, Instant startedAt) {

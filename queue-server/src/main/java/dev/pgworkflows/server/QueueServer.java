@@ -280,7 +280,19 @@ public final class QueueServer implements AutoCloseable {
     RunStore runs = new RunStore(sql, config.maxRetentionDays());
     TaskStore tasks = new TaskStore(sql);
     VersionRegistry versions = new VersionRegistry(tasks);
-    RunEnds runEnds = new RunEnds(events, spans, followers::wake);
+    StateStore stateStore = new StateStore(sql);
+    // Waits for a run's state: woken at once by this server's completions and run ends, and every
+    // half second for changes and ends through other servers.
+    StateWaits stateWaits =
+        new StateWaits(stateStore::states, scheduler, io, Duration.ofMillis(500));
+    RunEnds runEnds =
+        new RunEnds(
+            events,
+            spans,
+            runId -> {
+              followers.wake(runId);
+              stateWaits.changed(runId);
+            });
     Deadlines deadlines =
         new Deadlines(runs, runEnds, Duration.ofMillis(config.deadlineIntervalMs()), clock);
     closeables.add(deadlines);
@@ -289,11 +301,6 @@ public final class QueueServer implements AutoCloseable {
     WorkerSightings sightings = new WorkerSightings(config.workerExpiryMs());
     WorkerStore workerStore = new WorkerStore(sql);
     Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
-    StateStore stateStore = new StateStore(sql);
-    // Waits for a run's state: woken at once by this server's completions, and every half second
-    // for changes other servers journaled.
-    StateWaits stateWaits =
-        new StateWaits(stateStore::state, scheduler, io, Duration.ofMillis(500));
     Completions completions =
         new Completions(
             tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);

@@ -76,12 +76,14 @@ class RunStateRoutesTest {
 
     JsonNode s = state("st-fold", run);
     assertThat(s.get("state").toString()).isEqualTo("{\"items\":[1,2],\"progress\":2}");
-    assertThat(s.get("versions").get("progress").asLong()).isEqualTo(3);
+    long version = s.get("versions").get("progress").asLong();
+    // Both keys were last set by b's row: one version.
+    assertThat(s.get("versions").get("items").asLong()).isEqualTo(version);
 
     JsonNode progress = key("st-fold", run, "progress", "").json();
     assertThat(progress.get("set").asBoolean()).isTrue();
     assertThat(progress.get("value").asInt()).isEqualTo(2);
-    assertThat(progress.get("version").asLong()).isEqualTo(3);
+    assertThat(progress.get("version").asLong()).isEqualTo(version);
     assertThat(progress.get("running").asBoolean()).isTrue();
     // Removed, and never set: not set alike.
     assertThat(key("st-fold", run, "phase", "").json().get("set").asBoolean()).isFalse();
@@ -278,5 +280,84 @@ class RunStateRoutesTest {
         server.api().get("/v1/workflows/st-restart/runs/" + run + "/steps?setAside=true").json();
     assertThat(all.get("steps").get(1).get("setAside").asBoolean()).isTrue();
     assertThat(all.get("steps").get(1).get("state").get("k").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void aKeysVersionKeepsGrowingAfterARestart() {
+    WorkerClient worker = server.worker("st-grow");
+    long run = worker.start(1);
+    JsonNode task = worker.pollOne();
+    worker.complete(task, inline(step("a", map("k", 1))));
+    worker.complete(
+        task,
+        map(
+            "step",
+            step("b", map("k", 2)),
+            "result",
+            Map.of("status", "failed", "error", Map.of("type", "E", "message", "no"))));
+    long before = state("st-grow", run).get("versions").get("k").asLong();
+    Api.Response restart =
+        server
+            .api()
+            .post("/v1/workflows/st-grow/runs/" + run + "/restart", Map.of("fromStep", "b"));
+    assertThat(restart.status()).as(restart.body()).isEqualTo(200);
+    JsonNode again = worker.pollOne();
+    // b's row takes b's old place in the journal; k's version is past every one it had.
+    worker.complete(again, inline(step("b", map("k", 3))));
+    JsonNode k = key("st-grow", run, "k", "?afterVersion=" + before).json();
+    assertThat(k.get("set").asBoolean()).as(k.toString()).isTrue();
+    assertThat(k.get("value").asInt()).isEqualTo(3);
+    assertThat(k.get("version").asLong()).isGreaterThan(before);
+  }
+
+  @Test
+  void aWaitIsAnsweredAtOnceWhenTheRunEnds() throws Exception {
+    WorkerClient worker = server.worker("st-ends");
+    long run = worker.start(1);
+    JsonNode task = worker.pollOne();
+    CompletableFuture<Api.Response> waiting =
+        CompletableFuture.supplyAsync(() -> key("st-ends", run, "never", "?waitSeconds=25"));
+    Thread.sleep(300);
+    assertThat(waiting).isNotDone();
+    long t0 = System.nanoTime();
+    worker.complete(task, map("result", Map.of("status", "completed", "output", 1)));
+    Api.Response r = waiting.get(10, TimeUnit.SECONDS);
+    assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.json().get("running").asBoolean()).as(r.body()).isFalse();
+    assertThat(r.json().get("set").asBoolean()).isFalse();
+  }
+
+  @Test
+  void anExplicitNullStateIsNoChangesOnEveryPath() {
+    WorkerClient worker = server.worker("st-null");
+    long run = worker.start(1);
+    JsonNode task = worker.pollOne();
+    Map<String, Object> a = step("a", null);
+    a.put("state", null);
+    Api.Response inline = worker.complete(task, inline(a));
+    assertThat(inline.json().get("outcome").asText()).as(inline.body()).isEqualTo("ok");
+
+    Map<String, Object> p = step("p", null);
+    p.put("state", null);
+    Map<String, Object> journal = new LinkedHashMap<>();
+    journal.put("messageId", task.get("messageId").asLong());
+    journal.put("receipt", task.get("receipt").asText());
+    journal.put("steps", List.of(p));
+    Api.Response steps = server.api().post("/v1/workflows/st-null/runs/" + run + "/steps", journal);
+    assertThat(steps.status()).as(steps.body()).isEqualTo(200);
+
+    Map<String, Object> b = step("b", null);
+    b.put("state", null);
+    Api.Response batch =
+        worker.completeBatch(List.of(item(task, "step", b, "next", Map.of("inline", true))));
+    assertThat(batch.status()).as(batch.body()).isEqualTo(200);
+
+    JsonNode rows = server.api().get("/v1/workflows/st-null/runs/" + run + "/steps").json();
+    assertThat(rows.get("steps")).hasSize(3);
+    for (JsonNode row : rows.get("steps")) {
+      assertThat(row.has("state")).as(row.toString()).isFalse();
+    }
+    assertThat(state("st-null", run).get("state").size()).isZero();
   }
 }

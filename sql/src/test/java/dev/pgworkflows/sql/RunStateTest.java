@@ -66,10 +66,10 @@ class RunStateTest {
       assertThat(inline(c, h, "a", "{\"p\": 1, \"phase\": \"x\"}")).isEqualTo("ok");
       assertThat(inline(c, h, "plain", null)).isEqualTo("ok");
       assertThat(inline(c, h, "b", "{\"p\": 2, \"phase\": null}")).isEqualTo("ok");
-      assertThat(state(c, h)).isEqualTo("p=2@3");
+      assertThat(state(c, h)).isEqualTo("p=2@2");
       // A repeat of a journaled step changes nothing, its state neither.
       assertThat(inline(c, h, "b", "{\"p\": 99}")).isEqualTo("duplicate");
-      assertThat(state(c, h)).isEqualTo("p=2@3");
+      assertThat(state(c, h)).isEqualTo("p=2@2");
 
       String journal = query(c, "SELECT queue.workflow_journal(" + h.run() + ")::text");
       assertThat(journal).contains("\"state\": {\"p\": 1, \"phase\": \"x\"}");
@@ -95,7 +95,8 @@ class RunStateTest {
           assertThat(rs.getString(1)).isEqualTo("ok");
         }
       }
-      assertThat(state(c, h)).isEqualTo("done=true@4,p=2@3");
+      // Versions only grow; they may skip (the duplicate above drew one it did not keep).
+      assertThat(state(c, h)).isEqualTo("done=true@4,p=2@2");
     }
   }
 
@@ -209,6 +210,85 @@ class RunStateTest {
       assertThat(rows(c, "SELECT key FROM queue.workflow_state(" + h.run() + ")")).hasSize(60);
       assertThat(query(c, "SELECT count(*) FROM queue.workflow_step WHERE run_id = " + h.run()))
           .isEqualTo("2");
+    }
+  }
+
+  private static String keys(String prefix, int from, int to) {
+    StringBuilder b = new StringBuilder("{");
+    for (int i = from; i < to; i++) {
+      b.append(i == from ? "" : ",").append('"').append(prefix).append(i).append("\": ").append(i);
+    }
+    return b.append('}').toString();
+  }
+
+  private static String journalSteps(Connection c, Held h, String steps) throws SQLException {
+    return query(
+        c,
+        "SELECT outcome || ':' || journaled FROM queue.workflow_journal_steps("
+            + h.run()
+            + ", "
+            + h.msg()
+            + ", "
+            + h.receipt()
+            + ", '"
+            + steps
+            + "'::jsonb)");
+  }
+
+  @Test
+  void parallelStepsCountTheKeyLimitWithTheEarlierStepsOfTheSameCall() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "stp");
+      assertThat(inline(c, h, "first", keys("a", 0, 60))).isEqualTo("ok");
+      // Each step alone fits beside the run's 60 keys; together they would make 120.
+      String steps =
+          "[{\"name\": \"p1\", \"kind\": \"run\", \"output\": 1},"
+              + " {\"name\": \"p2\", \"kind\": \"run\", \"output\": 1, \"state\": "
+              + keys("b", 0, 30)
+              + "}, {\"name\": \"p3\", \"kind\": \"run\", \"output\": 1, \"state\": "
+              + keys("c", 0, 30)
+              + "}]";
+      assertThatThrownBy(() -> journalSteps(c, h, steps))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("steps[2].state would set 120 keys")
+          .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("22023"));
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_step WHERE run_id = " + h.run()))
+          .isEqualTo("1");
+      // A step that removes keys makes room for a later one in the same call.
+      String room =
+          "[{\"name\": \"p1\", \"kind\": \"run\", \"output\": 1, \"state\": {\"a0\": null,"
+              + " \"a1\": null}}, {\"name\": \"p2\", \"kind\": \"run\", \"output\": 1,"
+              + " \"state\": "
+              + keys("b", 0, 40)
+              + "}, {\"name\": \"p3\", \"kind\": \"run\", \"output\": 1}]";
+      assertThat(journalSteps(c, h, room)).isEqualTo("ok:3");
+      assertThat(rows(c, "SELECT key FROM queue.workflow_state(" + h.run() + ")")).hasSize(98);
+      // A stale call answers stale before any check of its changes.
+      Held stale = new Held(h.run(), h.msg() + 1000, h.receipt());
+      assertThat(journalSteps(c, stale, steps)).isEqualTo("stale:0");
+    }
+  }
+
+  @Test
+  void aKeysVersionOnlyGrowsAcrossARestart() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      Held h = startAndPoll(c, "str");
+      assertThat(inline(c, h, "a", "{\"k\": 1}")).isEqualTo("ok");
+      assertThat(inline(c, h, "b", "{\"k\": 2}")).isEqualTo("ok");
+      assertThat(inline(c, h, "c", "{\"k\": 3}")).isEqualTo("ok");
+      assertThat(state(c, h)).isEqualTo("k=3@3");
+      query(c, "SELECT queue.workflow_cancel(" + h.run() + ")");
+      // The restart sets b and c aside: k is 1 again, at the version a gave it.
+      assertThat(query(c, "SELECT queue.workflow_restart(" + h.run() + ", 'b')")).isEqualTo("2");
+      assertThat(state(c, h)).isEqualTo("k=1@1");
+      Held again = WorkflowSql.poll(c, "str");
+      // b's row takes seq 2 again, but k's next version is past every one it had.
+      assertThat(inline(c, again, "b", "{\"k\": 4}")).isEqualTo("ok");
+      assertThat(state(c, again)).isEqualTo("k=4@4");
+      // A fork keeps the copied rows' versions; its own later rows draw greater ones.
+      String fork = query(c, "SELECT queue.workflow_fork(" + h.run() + ", 'b', NULL, false)");
+      assertThat(rows(c, "SELECT key || '@' || version FROM queue.workflow_state(" + fork + ")"))
+          .containsExactly("k@1");
     }
   }
 }

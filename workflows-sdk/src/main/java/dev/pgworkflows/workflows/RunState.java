@@ -15,6 +15,15 @@ package dev.pgworkflows.workflows;
  * characters of a-z, A-Z, 0-9, ".", "_" and "-", not starting with {@code __}; values of at most
  * 65536 bytes of JSON; at most 100 keys set in one run. Branches of a parallel group may read state
  * but not change it.
+ *
+ * <p>Changes come from the body's thread or from a step's code on the thread the step runs on; any
+ * other thread (one a step started, or one a timed-out step left running) gets an {@link
+ * IllegalStateException}, as its change would land in the wrong row.
+ *
+ * <p>Cost: reading a run's state (from outside, and the key limit's check when a row carries
+ * changes) folds the run's journal rows that carry state, so it grows with the number of such rows.
+ * State is meant for a small number of updates (a phase, a percentage every few steps), not for
+ * per-item progress across loops of thousands of steps.
  */
 public interface RunState {
 

@@ -14,8 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -334,5 +337,133 @@ class RunStateTest {
     long t1 = System.nanoTime();
     assertThat(client.awaitState(run, "never", String.class, Duration.ofSeconds(20))).isEmpty();
     assertThat(System.nanoTime() - t1).isLessThan(TimeUnit.SECONDS.toNanos(5));
+  }
+
+  @Test
+  void aTimedOutStepsAbandonedThreadCannotChangeState() {
+    AtomicReference<Throwable> late = new AtomicReference<>();
+    CountDownLatch tried = new CountDownLatch(1);
+    Workflow<String, String> wf =
+        Workflow.define("st-abandoned", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  try {
+                    ctx.step()
+                        .run(
+                            "slow",
+                            () -> {
+                              // Ignores the interrupt and changes state after its timeout.
+                              long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
+                              while (System.nanoTime() < until) {
+                                Thread.onSpinWait();
+                              }
+                              try {
+                                ctx.state().put("late", true);
+                              } catch (RuntimeException e) {
+                                late.set(e);
+                              } finally {
+                                tried.countDown();
+                              }
+                            },
+                            Retry.none().withTimeout(Duration.ofMillis(100)));
+                  } catch (StepFailedException e) {
+                    // the run goes on without it
+                  }
+                  // The next step runs while the abandoned thread tries its change.
+                  ctx.step()
+                      .run(
+                          "next",
+                          () -> {
+                            tried.await(10, TimeUnit.SECONDS);
+                            ctx.state().put("next", 1);
+                          });
+                  return "ok";
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    Started run = client.start("st-abandoned", "go");
+    assertThat(
+            client.awaitResult("st-abandoned", run.runId(), String.class, Duration.ofSeconds(30)))
+        .isEqualTo("ok");
+    assertThat(late.get())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("step slow changed state key \"late\" after its attempt was over");
+    Map<String, JsonNode> state = client.state(run);
+    assertThat(state).containsOnlyKeys("next");
+  }
+
+  @Test
+  void aChangeFromAThreadAStepStartedIsRefused() {
+    AtomicReference<Throwable> refused = new AtomicReference<>();
+    Workflow<String, String> wf =
+        Workflow.define("st-other-thread", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step()
+                      .run(
+                          "spawns",
+                          () -> {
+                            Thread t =
+                                new Thread(
+                                    () -> {
+                                      try {
+                                        ctx.state().put("fromThread", true);
+                                      } catch (RuntimeException e) {
+                                        refused.set(e);
+                                      }
+                                    });
+                            t.start();
+                            t.join();
+                          });
+                  return "ok";
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    Started run = client.start("st-other-thread", "go");
+    assertThat(
+            client.awaitResult(
+                "st-other-thread", run.runId(), String.class, Duration.ofSeconds(30)))
+        .isEqualTo("ok");
+    assertThat(refused.get())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("neither the workflow body's nor a step's");
+    assertThat(client.state(run)).isEmpty();
+  }
+
+  @Test
+  void rateLimitedBranchesRetriedDoNotRepeatTheBodysCarrier() {
+    AtomicInteger calls = new AtomicInteger();
+    Workflow<String, String> wf =
+        Workflow.define("st-limited", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.state().put("phase", "fanning out");
+                  List<String> got =
+                      ctx.step()
+                          .parallel(
+                              List.of(
+                                  Branch.of(
+                                      "b1",
+                                      String.class,
+                                      () -> {
+                                        if (calls.incrementAndGet() <= 3) {
+                                          throw new RateLimited(Duration.ofMillis(50));
+                                        }
+                                        return "b1";
+                                      },
+                                      Retry.none())));
+                  return String.join(",", got);
+                });
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    Started run = client.start("st-limited", "go");
+    assertThat(client.awaitResult("st-limited", run.runId(), String.class, Duration.ofSeconds(30)))
+        .isEqualTo("b1");
+    assertThat(calls.get()).isEqualTo(4);
+    // The body's change went in one row, however often the group was tried.
+    assertThat(client.steps("st-limited", run.runId()))
+        .extracting(StepInfo::name)
+        .containsExactly("__state.1", "b1");
+    assertThat(client.state(run).get("phase").asText()).isEqualTo("fanning out");
   }
 }

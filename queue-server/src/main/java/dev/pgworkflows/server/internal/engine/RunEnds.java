@@ -8,7 +8,7 @@ import java.util.function.LongConsumer;
 /**
  * What follows the end of a run, however it ended: the run metrics, the run's span, and the readers
  * following its streams on this server (which learn of it at once rather than at their fallback
- * read).
+ * read) and the requests waiting for its state.
  */
 public final class RunEnds {
   private final WorkflowEvents events;

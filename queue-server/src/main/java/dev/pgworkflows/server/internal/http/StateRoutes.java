@@ -11,6 +11,7 @@ import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A run's state, read from outside: the whole map, or one key, optionally waiting (a long poll of
@@ -80,11 +81,17 @@ public final class StateRoutes {
       respond(ctx, answer(runId, key, now, running));
       return;
     }
+    CompletableFuture<StateWaits.Answer> waiting =
+        waits.await(runId, key, after, Duration.ofSeconds(wait));
+    if (waiting == null) {
+      throw new ApiException(
+          503,
+          "this server has "
+              + StateWaits.MAX_WAITS
+              + " requests waiting for state already; read without waiting, or try again later");
+    }
     ctx.future(
-        () ->
-            waits
-                .await(runId, key, after, Duration.ofSeconds(wait))
-                .thenAccept(e -> respond(ctx, answer(runId, key, e, true))));
+        () -> waiting.thenAccept(a -> respond(ctx, answer(runId, key, a.entry(), a.running()))));
   }
 
   private static Optional<StateStore.Entry> find(
@@ -92,7 +99,10 @@ public final class StateRoutes {
     return state.stream().filter(e -> e.key().equals(key) && e.version() > after).findFirst();
   }
 
-  /** The key's answer; {@code running}: whether the run was running when the request came. */
+  /**
+   * The key's answer; {@code running}: whether the run was running when the request came, or when a
+   * wait last read it.
+   */
   private static String answer(
       long runId, String key, Optional<StateStore.Entry> e, boolean running) {
     String head =

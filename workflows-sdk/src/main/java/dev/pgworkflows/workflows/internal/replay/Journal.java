@@ -29,6 +29,8 @@ final class Journal {
   private final Set<String> seen = new HashSet<>();
   private final Task.Entry pending;
   private final int carriers;
+  // The changes of the carrier row that ends the journal, while this execution has added no row.
+  private JsonNode tailCarrier;
   private Consumer<JsonNode> replayedState = s -> {};
   private int index;
   private NonDeterministicWorkflowException firstMismatch;
@@ -54,8 +56,10 @@ final class Journal {
         // those changes again as it goes (see RunStateMap).
         if (e.name() != null && e.name().startsWith(RunStateMap.CARRIER)) {
           n++;
+          tailCarrier = e.state();
         } else {
           this.entries.add(e);
+          tailCarrier = null;
         }
       }
     }
@@ -69,6 +73,15 @@ final class Journal {
   /** How many rows carrying only state changes the run has journaled. */
   int carriers() {
     return carriers;
+  }
+
+  /**
+   * The changes of the carrier row the journal ends with, while no row has been added since; null
+   * otherwise. A retried execution that reaches the same point with the same body changes finds
+   * them journaled already.
+   */
+  JsonNode tailCarrier() {
+    return tailCarrier;
   }
 
   /** Hears each replayed row's state changes, as replay passes the row. */
@@ -240,6 +253,7 @@ final class Journal {
 
   /** A new step's outcome, which later calls replay as though the server had sent it. */
   void append(Task.Entry entry) {
+    tailCarrier = null;
     entries.add(entry);
     index++;
   }

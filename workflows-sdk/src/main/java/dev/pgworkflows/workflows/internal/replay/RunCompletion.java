@@ -31,7 +31,7 @@ final class RunCompletion {
   private Unsent unsent;
 
   /** A new step's completion not yet sent, with the span its write belongs to. */
-  private record Unsent(String name, StepRecord step, double seconds, Span span) {}
+  private record Unsent(String name, StepRecord step, Double seconds, Span span) {}
 
   RunCompletion(Lease lease, Journal journal, CompletionHook hook, RunStateMap state) {
     this.lease = lease;
@@ -40,8 +40,11 @@ final class RunCompletion {
     this.state = state;
   }
 
-  /** Holds back a new step's completion until the run's next write. */
-  void hold(String name, StepRecord step, double seconds, Span span) {
+  /**
+   * Holds back a new step's completion until the run's next write; {@code seconds} null for an
+   * engine row that is no step of the workflow's (it makes no step metric).
+   */
+  void hold(String name, StepRecord step, Double seconds, Span span) {
     unsent = new Unsent(name, step, seconds, span);
   }
 

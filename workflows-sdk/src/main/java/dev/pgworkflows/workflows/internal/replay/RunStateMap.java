@@ -29,6 +29,7 @@ final class RunStateMap implements RunState {
   static final String CARRIER = Journal.RESERVED + "state.";
 
   private final Journal journal;
+  private final Thread body;
   private final Map<String, JsonNode> view = new HashMap<>();
   private ObjectNode pending;
   private boolean stepRunning;
@@ -37,8 +38,10 @@ final class RunStateMap implements RunState {
   private boolean inGroup;
   private int carriers;
 
+  /** The state of a replay whose body runs on the calling thread. */
   RunStateMap(Journal journal) {
     this.journal = journal;
+    this.body = Thread.currentThread();
     this.carriers = journal.carriers();
   }
 
@@ -71,6 +74,7 @@ final class RunStateMap implements RunState {
 
   private synchronized void change(String key, JsonNode value) {
     check(key);
+    writer(key);
     if (inGroup) {
       throw new IllegalStateException(
           "state key \""
@@ -103,6 +107,38 @@ final class RunStateMap implements RunState {
         pending = Transport.JSON.createObjectNode();
       }
       pending.set(key, value);
+    }
+  }
+
+  /**
+   * Refuses a change from a thread that is neither the body's nor a live step attempt's, as {@link
+   * RunStreams} refuses such a write: a thread an attempt left running after it timed out would
+   * otherwise change state as the body or as the next step, and a thread a step started has no
+   * place in the journal. Checked under this map's lock, which the end of a step also takes after
+   * its attempt is over, so a change either lands in the attempt it belongs to or is refused.
+   */
+  private void writer(String key) {
+    RunStreams.Attempt attempt = RunStreams.Attempt.current();
+    if (attempt != null) {
+      if (attempt.over()) {
+        throw new IllegalStateException(
+            "step "
+                + attempt.step()
+                + " changed state key \""
+                + key
+                + "\" after its attempt was over (it timed out): a thread an attempt leaves running"
+                + " may not change state");
+      }
+      return;
+    }
+    if (Thread.currentThread() != body) {
+      throw new IllegalStateException(
+          "state key \""
+              + key
+              + "\" was changed from thread "
+              + Thread.currentThread().getName()
+              + ", neither the workflow body's nor a step's: change state from the body, or from a"
+              + " step's code on the thread the step runs on (not from threads it starts)");
     }
   }
 
@@ -221,6 +257,11 @@ final class RunStateMap implements RunState {
   synchronized StepRecord carrier(Instant now) {
     ObjectNode changes = takePending();
     if (changes == null) {
+      return null;
+    }
+    if (carriers == journal.carriers() && changes.equals(journal.tailCarrier())) {
+      // The journal ends with these very changes, carried by an execution that stopped after
+      // them (its branches rate limited, say): writing them again would only repeat the row.
       return null;
     }
     String name = CARRIER + (++carriers);

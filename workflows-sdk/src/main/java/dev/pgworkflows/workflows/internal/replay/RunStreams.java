@@ -82,6 +82,21 @@ final class RunStreams {
       over = true;
     }
 
+    /** The attempt current on this thread: null outside steps (the body's thread, or another). */
+    static Attempt current() {
+      return STEP.get();
+    }
+
+    /** The step this is an attempt of. */
+    String step() {
+      return step;
+    }
+
+    /** Whether the attempt's caller has stopped waiting for it (it returned or timed out). */
+    synchronized boolean over() {
+      return over;
+    }
+
     /** Sends one entry under this attempt's next identity; refused once the attempt is over. */
     private synchronized void write(Lease lease, String stream, JsonNode json) {
       if (over) {

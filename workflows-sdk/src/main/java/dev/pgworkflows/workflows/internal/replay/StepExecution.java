@@ -257,7 +257,7 @@ final class StepExecution {
     StepRecord carrier = state.carrier(clock.instant());
     if (carrier != null) {
       // The body's state changes before the group go first, in a row of their own.
-      completion.hold(carrier.name(), carrier, 0.0, Span.getInvalid());
+      completion.hold(carrier.name(), carrier, null, Span.getInvalid());
       beforeNewStep();
     }
     inStep = true;
