@@ -50,6 +50,17 @@ BEGIN
     RETURN queue.delete(p_queue, p_msg_id);
 END $$;
 
+-- Makes a taken task due at p_at without counting the receive that took it: no step was attempted.
+CREATE OR REPLACE FUNCTION queue.workflow_task_due_again(p_queue text, p_msg_id bigint, p_at timestamp with time zone)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $$
+BEGIN
+    EXECUTE format('UPDATE queue.%I SET vt = $2, read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1',
+                   'q_' || p_queue)
+        USING p_msg_id, p_at;
+END $$;
+
 -- Leases up to p_qty due tasks of the given versions, each with its run's input and journal;
 -- journals due wait timeouts; drops messages of ended runs. Nothing while the workflow is paused;
 -- a paused run's due task is parked until its resume.
@@ -109,9 +120,7 @@ BEGIN
                     SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
                     IF NOT FOUND THEN
                         -- Back in a second, this receive not counted: no step was attempted.
-                        EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
-                                       ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
-                            USING m.msg_id;
+                        PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
                         CONTINUE;
                     END IF;
                     IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
@@ -161,9 +170,7 @@ BEGIN
             -- Run before message elsewhere: a run someone holds is stepped around, as above.
             SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
             IF NOT FOUND THEN
-                EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
-                               ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || v_queue)
-                    USING m.msg_id;
+                PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
                 CONTINUE;
             END IF;
             IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
@@ -179,9 +186,7 @@ BEGIN
             -- locked is left due for the next poll (this receive not counted), else two polls could
             -- wait for each other's keys.
             IF r.concurrency_key < v_last_key THEN
-                EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp(), read_ct = greatest(read_ct - 1, 0)'
-                               ' WHERE msg_id = $1', 'q_' || v_queue)
-                    USING m.msg_id;
+                PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp());
                 CONTINUE;
             END IF;
             v_last_key := r.concurrency_key;
@@ -269,23 +274,19 @@ CREATE OR REPLACE FUNCTION queue.workflow_park_paused(p_queue text, p_run_id big
 AS $$
 DECLARE
     r       queue.workflow_run;
-    v_tbl   text := 'q_' || p_queue;
     v_woken boolean;
 BEGIN
     SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = p_run_id FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
-        EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + interval ''1 second'','
-                       ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
-            USING p_msg_id;
+        PERFORM queue.workflow_task_due_again(p_queue, p_msg_id, clock_timestamp() + interval '1 second');
         RETURN;
     END IF;
     IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM p_msg_id THEN
         PERFORM queue.delete(p_queue, p_msg_id);
         RETURN;
     END IF;
-    EXECUTE format('UPDATE queue.%I SET vt = CASE WHEN $2 THEN queue.parked_vt() ELSE clock_timestamp() END,'
-                   ' read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', v_tbl)
-        USING p_msg_id, r.paused_at IS NOT NULL;
+    PERFORM queue.workflow_task_due_again(p_queue, p_msg_id,
+                                          CASE WHEN r.paused_at IS NOT NULL THEN queue.parked_vt() ELSE clock_timestamp() END);
     IF r.paused_at IS NULL OR r.concurrency_key IS NULL THEN
         RETURN;
     END IF;
