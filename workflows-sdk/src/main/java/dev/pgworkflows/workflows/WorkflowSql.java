@@ -1,0 +1,102 @@
+package dev.pgworkflows.workflows;
+
+import dev.pgworkflows.workflows.internal.sql.SqlSignals;
+import dev.pgworkflows.workflows.internal.sql.SqlStarts;
+import java.sql.Connection;
+
+/**
+ * Starts and signals runs through the caller's own JDBC connection, inside the caller's
+ * transaction, by the same SQL functions the server's routes call ({@code queue.workflow_start},
+ * {@code queue.workflow_signal}) with the same checks. The connection must reach the database a
+ * pgworkflows server runs on; nothing here talks to the server.
+ *
+ * <ul>
+ *   <li><b>Commit</b>: the run (or the signal) exists from the commit on, and workers hear of it
+ *       then: the functions register their wake-up with {@code NOTIFY}, which PostgreSQL sends at
+ *       commit.
+ *   <li><b>Rollback</b>: nothing happened: no run, no message on {@code __wf_<name>}, no signal, no
+ *       wake-up.
+ *   <li><b>Retry</b>: a transaction run again (after a serialization failure, say) starts a new run
+ *       unless the start has an idempotency key, which answers the run the key started (with {@link
+ *       Started#created()} false) once that run has committed; a signal with an idempotency key is
+ *       stored once.
+ * </ul>
+ *
+ * <p>With auto-commit on, each call is its own transaction. Before its first call on a database,
+ * the API checks that the database's {@code queue} schema is at the version this SDK was built for
+ * ({@link QueueSchemaException} otherwise, with nothing written). A call the database refuses
+ * raises an error inside the caller's transaction, which PostgreSQL aborts: roll it back.
+ */
+public final class WorkflowSql {
+  private WorkflowSql() {}
+
+  /**
+   * Starts a run of {@code workflow} with {@code input} (serialized as {@link WorkflowClient}
+   * does); {@code options} null means none. Every start option applies as in {@link
+   * WorkflowClient#start(String, Object, StartOptions)}, except that retention is capped at 365
+   * days: a longer one throws {@link IllegalArgumentException}.
+   *
+   * @throws IllegalArgumentException a bad argument, naming it; nothing was written
+   * @throws QueueSchemaException the database has no queue schema or another version of it
+   * @throws WorkflowException the database refused the call (the cause is the {@code SQLException})
+   */
+  public static Started start(
+      Connection connection, String workflow, Object input, StartOptions options) {
+    require(connection, "connection");
+    require(workflow, "workflow");
+    Workflow.checkName(workflow);
+    return SqlStarts.start(
+        connection, workflow, input, options == null ? StartOptions.NONE : options);
+  }
+
+  /**
+   * Starts a run of a definition, with its retention and deadline unless the options say otherwise,
+   * as {@link WorkflowClient#start(Workflow, Object, StartOptions)} does.
+   */
+  public static <I, O> Started start(
+      Connection connection, Workflow<I, O> workflow, I input, StartOptions options) {
+    require(workflow, "workflow");
+    StartOptions o = options == null ? StartOptions.NONE : options;
+    if (o.retentionDays() == null) {
+      o = o.withRetentionDays((int) workflow.retention().toDays());
+    }
+    if (o.deadline() == null && o.deadlineAt() == null && workflow.deadline() != null) {
+      o = o.withDeadline(workflow.deadline());
+    }
+    return start(connection, workflow.name(), input, o);
+  }
+
+  /**
+   * Sends {@code payload} as event {@code event} to run {@code runId} of {@code workflow}: on
+   * commit it is delivered when it fits the run's wait, otherwise kept for the first later wait it
+   * fits. A run the workflow does not have throws {@link ApiException} 404, one that has ended 409,
+   * as the server's route answers.
+   */
+  public static WorkflowClient.SignalResult signal(
+      Connection connection, String workflow, long runId, String event, Object payload) {
+    return signal(connection, workflow, runId, event, payload, null);
+  }
+
+  /**
+   * As {@link #signal(Connection, String, long, String, Object)}; a key already sent to the run
+   * stores nothing and answers {@code duplicate} with the first signal's id.
+   */
+  public static WorkflowClient.SignalResult signal(
+      Connection connection,
+      String workflow,
+      long runId,
+      String event,
+      Object payload,
+      String idempotencyKey) {
+    require(connection, "connection");
+    require(workflow, "workflow");
+    Workflow.checkName(workflow);
+    return SqlSignals.signal(connection, workflow, runId, event, payload, idempotencyKey);
+  }
+
+  private static void require(Object value, String name) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + " must not be null");
+    }
+  }
+}

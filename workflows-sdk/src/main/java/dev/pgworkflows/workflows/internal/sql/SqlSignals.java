@@ -1,0 +1,77 @@
+package dev.pgworkflows.workflows.internal.sql;
+
+import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.WorkflowClient;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.regex.Pattern;
+
+/**
+ * A signal on the caller's connection: the call {@code POST
+ * /v1/workflows/{name}/runs/{runId}/signals/{event}} makes ({@code queue.workflow_signal}), checked
+ * and answered the way that route does (404 for a run the workflow does not have, 409 for one that
+ * has ended).
+ */
+public final class SqlSignals {
+  private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /**
+   * The signal is sent only when the run is the named workflow's: a run of another workflow yields
+   * no row, and the function is never called for it, so nothing is stored.
+   */
+  private static final String SIGNAL =
+      "SELECT s.outcome, s.signal_id FROM queue.workflow_run r"
+          + " CROSS JOIN LATERAL queue.workflow_signal(r.run_id, ?, ?::jsonb, ?) s"
+          + " WHERE r.run_id = ? AND r.workflow_name = ?";
+
+  private SqlSignals() {}
+
+  public static WorkflowClient.SignalResult signal(
+      Connection c, String workflow, long runId, String event, Object payload, String key) {
+    if (runId < 1) {
+      throw new IllegalArgumentException(
+          "runId must be a run id (a positive integer), got " + runId);
+    }
+    if (event == null || !EVENT.matcher(event).matches()) {
+      throw new IllegalArgumentException(
+          "event must be 1 to 128 characters of A-Z, a-z, 0-9, \".\", \"_\", \":\", \"-\"");
+    }
+    if (event.startsWith("__")) {
+      throw new IllegalArgumentException(
+          "event names starting with \"__\" are the engine's own (such as a child's end)");
+    }
+    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
+      throw new IllegalArgumentException("idempotencyKey must be 1 to 255 characters");
+    }
+    String json = SqlStarts.json(payload);
+    String outcome;
+    long signalId;
+    try {
+      SchemaVersion.require(c);
+      try (PreparedStatement ps = c.prepareStatement(SIGNAL)) {
+        ps.setString(1, event);
+        ps.setString(2, json);
+        ps.setString(3, key);
+        ps.setLong(4, runId);
+        ps.setString(5, workflow);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
+          }
+          outcome = rs.getString(1);
+          signalId = rs.getLong(2);
+        }
+      }
+    } catch (SQLException e) {
+      throw SqlErrors.translate("signal to run " + runId + " of workflow " + workflow, e);
+    }
+    return switch (outcome) {
+      case "no such run" ->
+          throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
+      case "not running" -> throw new ApiException(409, "run " + runId + " has ended");
+      default -> new WorkflowClient.SignalResult(signalId, outcome);
+    };
+  }
+}
