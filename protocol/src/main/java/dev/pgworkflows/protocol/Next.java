@@ -9,7 +9,9 @@ import java.time.Instant;
  * (a sleep), or when an event comes ({@code wait}, {@code delayMs} being its timeout).
  *
  * @param waitFor the {@code wait} field ({@code wait()} would clash with {@link Object#wait()})
- * @param until where the worker's clock put the end of the delay when the step was called
+ * @param until accepted from workers of earlier versions and ignored: a delay is counted from the
+ *     server's receipt on its own clock, never placed by a worker's wall clock (a worker sends what
+ *     is left of a sleep as {@code delayMs})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Next(

@@ -28,9 +28,11 @@ import java.util.List;
  *     front must pass streamed answers on as they come (nginx does, for the stream's {@code
  *     X-Accel-Buffering: no}); a worker whose stream is held back on the way long-polls instead,
  *     and says so in its log.
- * @param clock the wall clock the worker reads: when a step started, and where a sleep or a wait's
- *     timeout ends (default the system clock; tests may set their own). Intervals are measured with
- *     {@link System#nanoTime()} whatever the clock.
+ * @param clock the wall clock the worker reads: a step's {@code startedAt}, {@link
+ *     WorkflowContext#now()} and a sleep's journaled {@code until} (default the system clock; tests
+ *     may set their own). It decides no timing: sleeps, wait timeouts, retry backoff, leases and
+ *     deadlines run on the server's clock, and intervals the worker measures (step timeouts, what
+ *     is left of a sleep when its completion is sent) on {@link System#nanoTime()}.
  */
 public record WorkerOptions(
     String url,

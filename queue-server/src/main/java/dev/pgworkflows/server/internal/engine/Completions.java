@@ -10,7 +10,6 @@ import dev.pgworkflows.server.internal.store.RunEnd;
 import dev.pgworkflows.server.internal.store.StepCompletion;
 import dev.pgworkflows.server.internal.store.TaskStore;
 import dev.pgworkflows.server.internal.telemetry.RunSpans;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -62,9 +61,8 @@ public final class Completions {
 
   /** One completion in its own transaction. */
   public CompletionOutcome complete(String name, StepCompletion c) {
-    StepCompletion due = withDelayLeft(c);
-    CompletionResult r = completeOne(due);
-    followUp(name, due, r);
+    CompletionResult r = completeOne(c);
+    followUp(name, c, r);
     return r.outcome();
   }
 
@@ -75,15 +73,11 @@ public final class Completions {
    */
   public List<CompletionOutcome> completeBatch(
       String name, List<StepCompletion> items, List<String> traceparents, Instant received) {
-    List<StepCompletion> due = new ArrayList<>(items.size());
-    for (StepCompletion c : items) {
-      due.add(withDelayLeft(c));
-    }
-    List<CompletionResult> results = completeAll(name, due);
+    List<CompletionResult> results = completeAll(name, items);
     List<CompletionOutcome> out = new ArrayList<>(results.size());
-    for (int k = 0; k < due.size(); k++) {
+    for (int k = 0; k < items.size(); k++) {
       CompletionResult r = results.get(k);
-      StepCompletion c = due.get(k);
+      StepCompletion c = items.get(k);
       if (!r.rejected()) {
         spans.completed(
             traceparents.get(k),
@@ -189,26 +183,5 @@ public final class Completions {
           end.completedAt(),
           end.traceContext());
     }
-  }
-
-  /**
-   * A continuation whose worker measured its delay to {@code until} (a sleep's or wait's end by the
-   * worker's clock, from when the step was called) gets what is left of it now, so the time the
-   * completion spent on the way does not lengthen the sleep: never more than {@code delayMs} from
-   * now and never negative.
-   */
-  private StepCompletion withDelayLeft(StepCompletion c) {
-    Next n = c.next();
-    if (n == null || n.until() == null) {
-      return c;
-    }
-    Instant now = clock.instant();
-    long delay;
-    if (!n.until().isBefore(now.plusMillis(n.delayMs()))) {
-      delay = n.delayMs();
-    } else {
-      delay = n.until().isAfter(now) ? Duration.between(now, n.until()).toMillis() : 0;
-    }
-    return c.withNext(new Next(n.reason(), delay, n.inline(), n.waitFor(), null));
   }
 }

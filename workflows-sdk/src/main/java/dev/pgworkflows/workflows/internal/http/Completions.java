@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.workflows.ApiException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
@@ -48,6 +49,10 @@ public final class Completions implements AutoCloseable {
     final Completion item;
     final boolean frees;
     final boolean asks;
+
+    /** When the item's {@code next.delayMs} began ({@link System#nanoTime()}); null: on receipt. */
+    final Long delayFrom;
+
     final Thread owner = Thread.currentThread();
 
     /** A task taken back for this completion's slot; set before the outcome. */
@@ -56,10 +61,35 @@ public final class Completions implements AutoCloseable {
     /** Null while waiting; then the answer (a CompletionOutcome), a RuntimeException, or a Lead. */
     volatile Object outcome;
 
-    Pending(Completion item, boolean frees, boolean asks) {
+    Pending(Completion item, boolean frees, boolean asks, Long delayFrom) {
       this.item = item;
       this.frees = frees;
       this.asks = asks;
+      this.delayFrom = delayFrom;
+    }
+
+    /**
+     * The item as sent now: a delay that began before it carries what is left of it, measured on
+     * the monotonic clock, so neither the time it waited to be sent nor the worker's wall clock
+     * moves the delay's end (the server counts what it gets from its own receipt).
+     */
+    Completion toSend() {
+      Next n = item.next();
+      if (delayFrom == null || n == null || n.delayMs() == null) {
+        return item;
+      }
+      long elapsedMs = (System.nanoTime() - delayFrom) / 1_000_000;
+      long left = Math.max(0, n.delayMs() - Math.max(0, elapsedMs));
+      return new Completion(
+          item.runId(),
+          item.messageId(),
+          item.receipt(),
+          item.step(),
+          new Next(n.reason(), left, n.inline(), n.waitFor(), null),
+          item.result(),
+          item.leaseSeconds(),
+          item.stepSeconds(),
+          item.traceparent());
     }
 
     void settle(Object o) {
@@ -132,9 +162,22 @@ public final class Completions implements AutoCloseable {
    * after this completion, so with a {@link TakeBack} open, a task may be handed over for its slot.
    */
   public CompletionOutcome complete(Completion completion, boolean frees) {
+    return complete(completion, frees, null);
+  }
+
+  /**
+   * As {@link #complete(Completion, boolean)}; {@code delayFromNanos} (a {@link System#nanoTime()}
+   * reading, or null) is when the completion's {@code next.delayMs} began: it is sent with what is
+   * left of that delay.
+   */
+  public CompletionOutcome complete(Completion completion, boolean frees, Long delayFromNanos) {
     Completion item = withTrace(completion);
     Pending p =
-        new Pending(item, frees, frees && takeBack != null && takeBack.open().getAsBoolean());
+        new Pending(
+            item,
+            frees,
+            frees && takeBack != null && takeBack.open().getAsBoolean(),
+            delayFromNanos);
     List<Pending> batch = null;
     synchronized (lock) {
       if (closed) {
@@ -215,7 +258,7 @@ public final class Completions implements AutoCloseable {
     int frees = 0;
     int asks = 0;
     for (Pending p : batch) {
-      items.add(p.item);
+      items.add(p.toSend());
       frees += p.frees ? 1 : 0;
       asks += p.asks ? 1 : 0;
     }

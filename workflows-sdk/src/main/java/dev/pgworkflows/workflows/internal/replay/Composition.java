@@ -126,6 +126,7 @@ final class Composition {
     if (e != null) {
       return fired(name, arms, e);
     }
+    long called = System.nanoTime();
     Instant now = clock.instant();
     steps.beforeNewStep();
     List<Wait.Arm> wire = new ArrayList<>();
@@ -136,9 +137,9 @@ final class Composition {
     Next next =
         timeout == null
             ? new Next(null, null, null, wait, null)
-            : new Next(null, timeout.toMillis(), null, wait, now.plus(timeout));
+            : new Next(null, timeout.toMillis(), null, wait, null);
     StepRecord carrier = steps.state().carrier(now);
-    String outcome = tracing.traced(name, "wait", 1, () -> lease.suspend(carrier, next));
+    String outcome = tracing.traced(name, "wait", 1, () -> lease.suspend(carrier, next, called));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 

@@ -92,7 +92,7 @@ public final class Lease {
    * "ok", the attempt of the run's next step.
    */
   public synchronized CompletionOutcome completeInline(StepRecord step, Double seconds) {
-    CompletionOutcome r = complete(step, INLINE, null, seconds, false);
+    CompletionOutcome r = complete(step, INLINE, null, seconds, false, null);
     if ("ok".equals(r.outcome())) {
       // The same receipt means the lease was kept as it was, ending when it did.
       String next = r.receipt();
@@ -106,7 +106,16 @@ public final class Lease {
 
   /** Journals (when step is given) and hands the run back with {@code next}. */
   public synchronized String suspend(StepRecord step, Next next) {
-    return complete(step, next, null, null, true).outcome();
+    return complete(step, next, null, null, true, null).outcome();
+  }
+
+  /**
+   * As {@link #suspend(StepRecord, Next)}, with {@code next.delayMs} counted from {@code
+   * calledNanos} (a {@link System#nanoTime()} reading): each send carries what is left of it, so
+   * the delay ends by the server's clock however far the worker's wall clock is off.
+   */
+  public synchronized String suspend(StepRecord step, Next next, long calledNanos) {
+    return complete(step, next, null, null, true, calledNanos).outcome();
   }
 
   /**
@@ -114,7 +123,7 @@ public final class Lease {
    * the same transaction.
    */
   public synchronized String finish(RunResult result, StepRecord step, Double seconds) {
-    return complete(step, null, result, seconds, true).outcome();
+    return complete(step, null, result, seconds, true, null).outcome();
   }
 
   /**
@@ -254,13 +263,19 @@ public final class Lease {
   /**
    * A completion under this lease. Step completions travel with those of the worker's other runs
    * (one request, one transaction). {@code frees}: a completion after which this thread is done
-   * with the run (it may bring the slot's next task).
+   * with the run (it may bring the slot's next task). {@code delayFromNanos}: when {@code
+   * next.delayMs} began, null when it begins as the server receives it.
    */
   private CompletionOutcome complete(
-      StepRecord step, Next next, RunResult result, Double seconds, boolean frees) {
+      StepRecord step,
+      Next next,
+      RunResult result,
+      Double seconds,
+      boolean frees,
+      Long delayFromNanos) {
     Completion c =
         new Completion(runId, messageId, receipt, step, next, result, leaseSeconds, seconds, null);
-    return write("/complete", () -> completions.complete(c, frees), STALE);
+    return write("/complete", () -> completions.complete(c, frees, delayFromNanos), STALE);
   }
 
   /**

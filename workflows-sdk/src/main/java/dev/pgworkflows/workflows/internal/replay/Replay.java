@@ -50,7 +50,7 @@ public final class Replay implements WorkflowContext, StepContext {
     this.state = new RunStateMap(journal);
     journal.onReplayedState(state::replayed);
     StepTracing tracing = new StepTracing(env.tracer(), workflow, task);
-    this.completion = new RunCompletion(lease, journal, env.hook(), state);
+    this.completion = new RunCompletion(lease, journal, env.hook(), state, env.clock());
     this.steps =
         new StepExecution(
             journal, completion, lease, tracing, cancellation, task.attempt(), env, state);

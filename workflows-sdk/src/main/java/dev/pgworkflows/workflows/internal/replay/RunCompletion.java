@@ -10,7 +10,7 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
-import java.time.Instant;
+import java.time.InstantSource;
 
 /**
  * The writes that end a run's use of its lease, and the one step completion it holds back.
@@ -28,16 +28,19 @@ final class RunCompletion {
   private final Journal journal;
   private final CompletionHook hook;
   private final RunStateMap state;
+  private final InstantSource clock;
   private Unsent unsent;
 
   /** A new step's completion not yet sent, with the span its write belongs to. */
   private record Unsent(String name, StepRecord step, Double seconds, Span span) {}
 
-  RunCompletion(Lease lease, Journal journal, CompletionHook hook, RunStateMap state) {
+  RunCompletion(
+      Lease lease, Journal journal, CompletionHook hook, RunStateMap state, InstantSource clock) {
     this.lease = lease;
     this.journal = journal;
     this.hook = hook;
     this.state = state;
+    this.clock = clock;
   }
 
   /**
@@ -80,12 +83,12 @@ final class RunCompletion {
     String outcome;
     if (u == null) {
       // The body's last state changes, if any, end the run in a row of their own.
-      outcome = lease.continueAsNew(json, state.atEnd(null, Instant.now()), null);
+      outcome = lease.continueAsNew(json, state.atEnd(null, clock.instant()), null);
     } else {
       // The write joins the step's trace, as it would have when sent at the step's end.
       Scope scope = u.span().makeCurrent();
       try {
-        outcome = lease.continueAsNew(json, state.atEnd(u.step(), Instant.now()), u.seconds());
+        outcome = lease.continueAsNew(json, state.atEnd(u.step(), clock.instant()), u.seconds());
       } finally {
         scope.close();
       }
@@ -131,14 +134,14 @@ final class RunCompletion {
     Unsent u = unsent;
     if (u == null) {
       // The body's last state changes, if any, end the run in a row of their own.
-      return lease.finish(result, state.atEnd(null, Instant.now()), null);
+      return lease.finish(result, state.atEnd(null, clock.instant()), null);
     }
     unsent = null;
     String outcome;
     // The write joins the step's trace, as it would have when sent at the step's end.
     Scope scope = u.span().makeCurrent();
     try {
-      outcome = lease.finish(result, state.atEnd(u.step(), Instant.now()), u.seconds());
+      outcome = lease.finish(result, state.atEnd(u.step(), clock.instant()), u.seconds());
     } finally {
       scope.close();
     }

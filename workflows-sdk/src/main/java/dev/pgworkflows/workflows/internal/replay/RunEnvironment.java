@@ -13,7 +13,8 @@ import java.util.function.BooleanSupplier;
  * @param leaseDuration how long a lease lasts
  * @param stopping whether the worker is closing: a run then stops before its next new step
  * @param tracer where step spans go
- * @param clock wall-clock time: when a step started, when a sleep or wait ends
+ * @param clock wall-clock readings that are journaled (a step's start, {@code ctx.now()}); no
+ *     timing is decided by it
  * @param hook test observation points around completions ({@link CompletionHook#NONE})
  */
 public record RunEnvironment(

@@ -123,9 +123,12 @@ final class StepExecution {
     if (journal.replayed(name, "sleep") != null) {
       return;
     }
-    // Timed from the call: the previous step's completion, sent first, does not lengthen it.
+    // Timed from the call on the monotonic clock: the previous step's completion, sent first, does
+    // not lengthen it, and the wall clock (which may be off the server's) does not place its end.
+    long called = System.nanoTime();
     Instant now = clock.instant();
     beforeNewStep();
+    // Journaled for reading only: where the worker's clock puts the end.
     Instant until = now.plus(duration);
     StepRecord step =
         state.attach(
@@ -136,8 +139,9 @@ final class StepExecution {
                 null,
                 now),
             null);
-    Next next = new Next("resume", duration.toMillis(), null, null, until);
-    String outcome = tracing.traced(name, "sleep", attempt, () -> lease.suspend(step, next));
+    Next next = new Next("resume", duration.toMillis(), null, null, null);
+    String outcome =
+        tracing.traced(name, "sleep", attempt, () -> lease.suspend(step, next, called));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.SLEEPING : Suspend.Why.LEASE_LOST);
   }
 
@@ -152,6 +156,7 @@ final class StepExecution {
           ? Optional.empty()
           : Optional.ofNullable(StepValues.convert(e.output(), type));
     }
+    long called = System.nanoTime();
     Instant now = clock.instant();
     beforeNewStep();
     Wait wait =
@@ -159,9 +164,10 @@ final class StepExecution {
             name,
             name,
             Transport.JSON.valueToTree((match == null ? Match.any() : match).document()));
-    Next next = new Next(null, timeout.toMillis(), null, wait, now.plus(timeout));
+    Next next = new Next(null, timeout.toMillis(), null, wait, null);
     StepRecord carrier = state.carrier(now);
-    String outcome = tracing.traced(name, "wait", attempt, () -> lease.suspend(carrier, next));
+    String outcome =
+        tracing.traced(name, "wait", attempt, () -> lease.suspend(carrier, next, called));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
   }
 
