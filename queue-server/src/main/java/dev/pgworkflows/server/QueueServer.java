@@ -77,6 +77,7 @@ import dev.pgworkflows.sql.Migrator;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.sql.Connection;
@@ -85,6 +86,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -140,6 +142,7 @@ public final class QueueServer implements AutoCloseable {
   public static final class Builder {
     private final ServerConfig config;
     private OpenTelemetry otel;
+    private Map<String, String> environment = System.getenv();
     private InstantSource clock = InstantSource.system();
     private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
     private int maxFollowers = StreamFollowers.MAX_OPEN;
@@ -152,6 +155,15 @@ public final class QueueServer implements AutoCloseable {
     /** Traces with this OpenTelemetry; by default one configured from the environment. */
     public Builder openTelemetry(OpenTelemetry otel) {
       this.otel = otel;
+      return this;
+    }
+
+    /**
+     * Configures tracing from these variables (OTLP_*, OTEL_*) besides the process's own, which
+     * win; unused with {@link #openTelemetry}.
+     */
+    public Builder environment(Map<String, String> env) {
+      this.environment = Map.copyOf(env);
       return this;
     }
 
@@ -189,7 +201,14 @@ public final class QueueServer implements AutoCloseable {
       s.webhookResolver = webhookResolver;
       s.streamFollowers = new StreamFollowers(maxFollowers, maxFollowerAnswer);
       try {
-        s.boot(config, otel != null ? otel : Tracing.fromEnvironment(System.getenv()), clock);
+        OpenTelemetry tracing = otel;
+        if (tracing == null) {
+          // The server's own, closed last: its final export holds the spans of the last requests.
+          OpenTelemetrySdk own = Tracing.fromEnvironment(environment);
+          s.closeables.add(own);
+          tracing = own;
+        }
+        s.boot(config, tracing, clock);
         return s;
       } catch (RuntimeException e) {
         s.close();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -39,6 +40,12 @@ public final class ServerProcess implements AutoCloseable {
    */
   public static ServerProcess start(Path dataDir, int port, int pgPort, Path output)
       throws IOException {
+    return start(dataDir, port, pgPort, output, Map.of());
+  }
+
+  /** As {@link #start(Path, int, int, Path)}, with {@code env} added to its environment last. */
+  public static ServerProcess start(
+      Path dataDir, int port, int pgPort, Path output, Map<String, String> env) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
@@ -56,6 +63,7 @@ public final class ServerProcess implements AutoCloseable {
     pb.environment().put("WORKFLOWS_EMBEDDED_PG_PORT", Integer.toString(pgPort));
     pb.environment().put("WORKFLOWS_DATA_DIR", dataDir.toString());
     pb.environment().put("WORKFLOWS_DB_POOL_SIZE", "4");
+    pb.environment().putAll(env);
     return new ServerProcess(pb.start(), dataDir, output, port);
   }
 

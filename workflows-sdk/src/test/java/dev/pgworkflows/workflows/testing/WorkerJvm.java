@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Starts a main class of this test class path (a worker, as a rule) in a JVM of its own, so that a
@@ -13,15 +14,21 @@ public final class WorkerJvm {
   private WorkerJvm() {}
 
   public static Process start(Class<?> main, Path output, String... args) throws IOException {
+    return start(main, output, Map.of(), args);
+  }
+
+  /** As {@link #start(Class, Path, String...)}, with {@code env} added to its environment. */
+  public static Process start(Class<?> main, Path output, Map<String, String> env, String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(main.getName());
     cmd.addAll(List.of(args));
-    return new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .redirectOutput(output.toFile())
-        .start();
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
+    pb.environment().putAll(env);
+    return pb.start();
   }
 }

@@ -9,17 +9,19 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.IdGenerator;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * OpenTelemetry for the server's requests: a SERVER span per HTTP request (continuing the caller's
  * W3C context), the trace identity of runs started in it, and {@code workflow.signal} spans. The
  * spans of runs and their steps' writes are {@link RunSpans}. Exports over OTLP when {@code
- * OTLP_ENABLED=true} or {@code OTLP_ENDPOINT} is set; the standard {@code OTEL_*} variables work
- * too.
+ * OTLP_ENABLED=true} or {@code OTLP_ENDPOINT} or {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set; the
+ * other standard {@code OTEL_*} variables work too.
  */
 public final class Tracing {
   private static final String SPAN = "otel.span";
@@ -48,12 +50,27 @@ public final class Tracing {
     this.tracer = otel.getTracer("dev.pgworkflows.server");
   }
 
-  /** The SDK configured from the environment (OTLP_ENABLED, OTLP_ENDPOINT, OTEL_*). */
-  public static OpenTelemetry fromEnvironment(Map<String, String> env) {
+  /**
+   * The SDK configured from the environment: OTLP_ENABLED, OTLP_ENDPOINT and the standard OTEL_*
+   * variables, {@code env}'s as well as the process's (which autoconfiguration also reads, and
+   * which win). An OTLP endpoint, in either spelling, turns trace export on. Nothing is exported
+   * but traces: the server's metrics are its Prometheus {@code /metrics}. The caller closes it,
+   * which exports the spans still held.
+   */
+  public static OpenTelemetrySdk fromEnvironment(Map<String, String> env) {
     Map<String, String> props = new HashMap<>();
-    props.put("otel.service.name", env.getOrDefault("OTEL_SERVICE_NAME", "pgworkflows"));
+    env.forEach(
+        (name, value) -> {
+          if (name.startsWith("OTEL_")) {
+            props.put(name.toLowerCase(Locale.ROOT).replace('_', '.'), value);
+          }
+        });
+    props.putIfAbsent("otel.service.name", "pgworkflows");
     boolean otlp =
-        "true".equalsIgnoreCase(env.get("OTLP_ENABLED")) || env.containsKey("OTLP_ENDPOINT");
+        "true".equalsIgnoreCase(env.get("OTLP_ENABLED"))
+            || env.containsKey("OTLP_ENDPOINT")
+            || env.containsKey("OTEL_EXPORTER_OTLP_ENDPOINT")
+            || env.containsKey("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
     if (env.containsKey("OTLP_ENDPOINT")) {
       props.put("otel.exporter.otlp.endpoint", env.get("OTLP_ENDPOINT"));
     }
