@@ -2,7 +2,8 @@
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY . .
-RUN ./mvnw -B -q -DskipTests -pl queue-server -am package
+# The server jar only: no sources or javadoc jars.
+RUN ./mvnw -B -q -DskipTests -Dmaven.source.skip -Dmaven.javadoc.skip -pl queue-server -am package
 
 FROM eclipse-temurin:17-jre
 RUN useradd --system --uid 10001 pgworkflows && mkdir -p /data && chown pgworkflows /data

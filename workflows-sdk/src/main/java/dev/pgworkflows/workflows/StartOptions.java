@@ -143,7 +143,8 @@ public record StartOptions(
   /**
    * Options whose run the server ends as {@link RunStatus#TIMED_OUT} should it still be running
    * {@code d} after it was due; its workers find out on their next write or heartbeat ({@link
-   * StepContext#cancellation()}). It overrides the definition's {@link Workflow.Builder#deadline}.
+   * WorkflowContext#cancellation()}). It overrides the definition's {@link
+   * Workflow.Builder#deadline}.
    */
   public static StartOptions deadline(Duration d) {
     return NONE.withDeadline(d);
