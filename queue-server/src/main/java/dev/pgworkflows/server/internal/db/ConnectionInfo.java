@@ -4,12 +4,15 @@ import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 
 /**
  * Where the database is. Accepts JDBC URLs and libpq-style {@code postgresql://user:pw@host/db}
- * URLs; credentials in the URL win over separate variables only when those are absent.
+ * URLs, with several hosts ({@code h1:5432,h2:5432}) and {@code target_session_attrs} too;
+ * credentials in the URL win over separate variables only when those are absent.
  */
 public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<String> password) {
 
@@ -22,10 +25,17 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
           "DATABASE_URL must start with postgresql://, postgres:// or jdbc:postgresql://");
     }
     URI uri = URI.create(url);
+    // Several hosts (h1:5432,h2:5432) make the authority registry-based: no host, no port, no
+    // user info of its own, so both are read off the raw authority.
+    String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
+    int at = authority.lastIndexOf('@');
     Optional<String> u = user;
     Optional<String> p = password;
-    if (uri.getRawUserInfo() != null) {
-      String[] parts = uri.getUserInfo().split(":", 2);
+    if (at >= 0) {
+      String[] parts =
+          URI.create("postgresql://" + authority.substring(0, at + 1) + "x/")
+              .getUserInfo()
+              .split(":", 2);
       u = u.or(() -> Optional.of(parts[0]));
       if (parts.length > 1) {
         p = p.or(() -> Optional.of(parts[1]));
@@ -33,11 +43,40 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
     }
     String jdbc =
         "jdbc:postgresql://"
-            + uri.getHost()
-            + (uri.getPort() > 0 ? ":" + uri.getPort() : "")
+            + authority.substring(at + 1)
             + (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
-            + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+            + (uri.getRawQuery() == null ? "" : "?" + jdbcQuery(uri.getRawQuery()));
     return new ConnectionInfo(jdbc, u, p);
+  }
+
+  /**
+   * libpq's {@code target_session_attrs} as pgjdbc's {@code targetServerType}, which is what makes
+   * a multi-host URL connect to the primary only; other parameters pass as they are.
+   */
+  private static String jdbcQuery(String query) {
+    List<String> out = new ArrayList<>();
+    for (String param : query.split("&")) {
+      if (param.startsWith("target_session_attrs=")) {
+        String value = param.substring("target_session_attrs=".length());
+        String type =
+            switch (value) {
+              case "read-write", "primary" -> "primary";
+              case "read-only", "standby" -> "secondary";
+              case "prefer-standby" -> "preferSecondary";
+              case "any" -> "any";
+              default ->
+                  throw new IllegalArgumentException(
+                      "DATABASE_URL: target_session_attrs must be any, read-write, read-only,"
+                          + " primary, standby or prefer-standby, not \""
+                          + value
+                          + "\"");
+            };
+        out.add("targetServerType=" + type);
+      } else {
+        out.add(param);
+      }
+    }
+    return String.join("&", out);
   }
 
   /** Without the password, which has no business in a log. */

@@ -1,0 +1,240 @@
+package dev.pgworkflows.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.Api;
+import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.testing.TestDatabase;
+import dev.pgworkflows.workflows.RunStatus;
+import dev.pgworkflows.workflows.StepInfo;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerOptions;
+import dev.pgworkflows.workflows.Workflow;
+import dev.pgworkflows.workflows.WorkflowClient;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The primary PostgreSQL dies under load and its synchronous standby is promoted. The server, on a
+ * multi-host URL with {@code targetServerType=primary}, finds the new primary for its pool and its
+ * LISTEN connection; every start and send it acknowledged before, during and after the failover is
+ * on the new primary; every run finishes with each step journaled once; a poll waiting across the
+ * failover wakes for a send after it; {@code /readyz} recovers.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("reliability")
+class FailoverTest {
+
+  @Test
+  void nothingAcknowledgedIsLostWhenTheSynchronousStandbyIsPromoted() throws Exception {
+    try (ReplicatedPostgres pg = ReplicatedPostgres.start();
+        TestServer server =
+            TestServer.start(
+                new TestDatabase("postgres", pg.multiHostJdbcUrl(), "postgres", ""), Map.of())) {
+      Api api = server.api();
+      WorkflowClient client = WorkflowClient.connect(server.url());
+      Workflow<Integer, Integer> wf =
+          Workflow.define("failover", Integer.class, Integer.class)
+              .run(
+                  (ctx, n) -> {
+                    int a = ctx.step().run("a", Integer.class, () -> n + 1);
+                    int b = ctx.step().run("b", Integer.class, () -> a + 1);
+                    return ctx.step().run("c", Integer.class, () -> b + 1);
+                  });
+      Worker worker =
+          wf.serve(
+              WorkerOptions.url(server.url())
+                  .pollWait(Duration.ofSeconds(2))
+                  .lease(Duration.ofSeconds(5)));
+      api.put("/v1/queues/acked", null);
+      api.put("/v1/queues/waiting", null);
+
+      // Each acknowledgement is filed under the phase its request began in: 0 before the kill,
+      // 1 from the kill until /readyz answers 200 again, 2 after.
+      Map<Long, Integer> runs = new ConcurrentHashMap<>();
+      Map<Long, Integer> messages = new ConcurrentHashMap<>();
+      AtomicLong killedAt = new AtomicLong();
+      AtomicLong firstAckAfterKill = new AtomicLong();
+      AtomicBoolean recovered = new AtomicBoolean();
+      AtomicLong failed = new AtomicLong();
+      Set<String> failures = ConcurrentHashMap.newKeySet();
+      AtomicBoolean producing = new AtomicBoolean(true);
+      Thread producer =
+          new Thread(
+              () -> {
+                for (int i = 0; producing.get(); i++) {
+                  int phase = killedAt.get() == 0 ? 0 : recovered.get() ? 2 : 1;
+                  boolean acked = false;
+                  try {
+                    runs.put(client.start("failover", i).runId(), phase);
+                    acked = true;
+                  } catch (RuntimeException e) {
+                    failures.add(e.getClass().getSimpleName()); // not acknowledged: not counted
+                    failed.incrementAndGet();
+                  }
+                  try {
+                    Api.Response r = api.post("/v1/queues/acked/messages", Map.of("body", i));
+                    if (r.status() == 201) {
+                      messages.put(r.json().get("ids").get(0).asLong(), phase);
+                      acked = true;
+                    } else {
+                      failures.add("HTTP " + r.status());
+                      failed.incrementAndGet();
+                    }
+                  } catch (RuntimeException e) {
+                    failures.add(e.getClass().getSimpleName());
+                    failed.incrementAndGet();
+                  }
+                  if (acked && phase > 0) {
+                    firstAckAfterKill.compareAndSet(0, System.nanoTime());
+                  }
+                  sleep(5);
+                }
+              },
+              "producer");
+      producer.start();
+      CompletableFuture<Api.Response> waiting =
+          CompletableFuture.supplyAsync(
+              () -> api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30)));
+      long kill;
+      long noPrimary;
+      long promoted;
+      long ready;
+      try {
+        Thread.sleep(3_000);
+
+        pg.killPrimary();
+        kill = System.nanoTime();
+        killedAt.set(kill);
+        // No primary for a while, as while failover tooling decides: /readyz says so (once the
+        // pool has waited its connection timeout), and requests fail.
+        assertThat(readyz(api)).isEqualTo(503);
+        noPrimary = System.nanoTime();
+        pg.promoteStandby();
+        promoted = System.nanoTime();
+        Awaitility.await()
+            .atMost(30, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> api.withToken(null).get("/readyz").status() == 200);
+        ready = System.nanoTime();
+        recovered.set(true);
+        Thread.sleep(3_000);
+      } finally {
+        producing.set(false);
+        producer.join();
+      }
+
+      // The LISTEN connection follows the new primary: it is there, listening.
+      Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> listenerOn(pg.standbyJdbcUrl()));
+      api.post("/v1/queues/waiting/messages", Map.of("body", "after the failover"));
+      Api.Response woke = waiting.get(30, TimeUnit.SECONDS);
+      assertThat(woke.status()).isEqualTo(200);
+      assertThat(woke.json().get("messages")).hasSize(1);
+
+      // What a client sees meanwhile: the SDK's ServerUnavailableException for a start, a 503
+      // problem for a send; never a 500 or an answer from a standby.
+      assertThat(failures).containsOnly("ServerUnavailableException", "HTTP 503");
+      assertThat(count(runs, 0)).as("starts acknowledged before the kill").isPositive();
+      assertThat(count(runs, 1) + count(messages, 1))
+          .as("requests begun during the failover and acknowledged")
+          .isPositive();
+      assertThat(count(runs, 2)).as("starts acknowledged after the failover").isPositive();
+      Awaitility.await()
+          .atMost(60, TimeUnit.SECONDS)
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  runs.keySet().stream()
+                      .allMatch(id -> client.get("failover", id).status() == RunStatus.COMPLETED));
+      for (long id : runs.keySet()) {
+        List<StepInfo> steps = client.steps("failover", id);
+        assertThat(steps).extracting(StepInfo::name).containsExactly("a", "b", "c");
+      }
+      worker.close();
+
+      Set<Long> found = new HashSet<>();
+      while (true) {
+        var got =
+            api.post("/v1/queues/acked/messages/receive", Map.of("max", 100))
+                .json()
+                .get("messages");
+        if (got.isEmpty()) {
+          break;
+        }
+        got.forEach(m -> found.add(m.get("id").asLong()));
+      }
+      assertThat(found).containsAll(messages.keySet());
+      assertThat(readyz(api)).isEqualTo(200);
+
+      System.out.printf(
+          "failover: /readyz 503 %d ms after the kill; promoted %d ms after the kill in %d ms;"
+              + " first acknowledged request %d ms after the promotion (%d ms after the kill),"
+              + " /readyz 200 after %d ms;"
+              + " %d requests failed; acknowledged starts %d/%d/%d and sends %d/%d/%d"
+              + " (before/during/after), lost 0%n",
+          ms(noPrimary - kill),
+          ms(noPrimary - kill),
+          ms(promoted - noPrimary),
+          ms(firstAckAfterKill.get() - promoted),
+          ms(firstAckAfterKill.get() - kill),
+          ms(ready - promoted),
+          failed.get(),
+          count(runs, 0),
+          count(runs, 1),
+          count(runs, 2),
+          count(messages, 0),
+          count(messages, 1),
+          count(messages, 2));
+    }
+  }
+
+  /** Whether the server's LISTEN connection is on the database at {@code url}, listening. */
+  private static boolean listenerOn(String url) throws Exception {
+    try (Connection c = DriverManager.getConnection(url, "postgres", "");
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE application_name = 'pgworkflows-listener'"
+                    + " AND query ILIKE 'LISTEN%'")) {
+      rs.next();
+      return rs.getInt(1) == 1;
+    }
+  }
+
+  private static int readyz(Api api) {
+    return api.withToken(null).get("/readyz").status();
+  }
+
+  private static long count(Map<Long, Integer> acked, int phase) {
+    return acked.values().stream().filter(v -> v == phase).count();
+  }
+
+  private static long ms(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(nanos);
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
