@@ -94,6 +94,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -413,10 +414,17 @@ public final class QueueServer implements AutoCloseable {
       // Its superuser with the password it asks for (kept in the data directory's pg-password).
       connectionInfo = embedded.connectionInfo();
     }
-    HikariDataSource pool = Pool.open(connectionInfo, config.poolSize());
+    HikariDataSource pool =
+        Pool.open(
+            connectionInfo,
+            config.poolSize(),
+            config.dbStatementTimeoutMs(),
+            config.dbSocketTimeoutMs());
     closeables.add(pool);
     try {
-      new Migrator(pool).migrate();
+      // Not through the pool: a migration that rewrites a large table may rightly take longer
+      // than the pool's statement and socket timeouts allow a request.
+      new Migrator(migrationConnections()).migrate();
     } catch (SQLException e) {
       throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
     }
@@ -427,6 +435,18 @@ public final class QueueServer implements AutoCloseable {
           "could not read the database's settings: " + e.getMessage(), e);
     }
     return pool;
+  }
+
+  /** Connections for the migrator: the database's, without the pool's timeouts. */
+  private PGSimpleDataSource migrationConnections() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(connectionInfo.jdbcUrl());
+    connectionInfo.user().ifPresent(ds::setUser);
+    connectionInfo.password().ifPresent(ds::setPassword);
+    ds.setApplicationName("pgworkflows-migrator");
+    ds.setConnectTimeout(5);
+    ds.setLoginTimeout(10);
+    return ds;
   }
 
   /** Every route as "METHOD /path/{param}", for checking the server against openapi.yaml. */

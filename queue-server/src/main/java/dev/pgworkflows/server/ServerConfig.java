@@ -26,6 +26,11 @@ import java.util.Optional;
  *     loopback, private, link-local... ({@code WORKFLOWS_WEBHOOK_ALLOW}, comma-separated)
  * @param workerExpiryMs how long a worker not seen stays in the workers listing ({@code
  *     WORKFLOWS_WORKER_EXPIRY_MS}, default 30 s)
+ * @param dbStatementTimeoutMs PostgreSQL's {@code statement_timeout} on the pool's connections
+ *     ({@code WORKFLOWS_DB_STATEMENT_TIMEOUT_MS}, default 30 s; 0 sets none)
+ * @param dbSocketTimeoutMs how long a pooled connection waits for the database's answer before it
+ *     is abandoned ({@code WORKFLOWS_DB_SOCKET_TIMEOUT_MS}, default 45 s; 0 waits forever): what
+ *     bounds a request when the database's host or the network to it stops answering
  */
 public record ServerConfig(
     int port,
@@ -48,7 +53,9 @@ public record ServerConfig(
     long deliveryTimeoutMs,
     long deliveryBackoffMs,
     List<String> webhookAllow,
-    long workerExpiryMs) {
+    long workerExpiryMs,
+    long dbStatementTimeoutMs,
+    long dbSocketTimeoutMs) {
 
   public ServerConfig {
     range("WORKFLOWS_PORT", port, 0, 65535);
@@ -64,6 +71,25 @@ public record ServerConfig(
     range("WORKFLOWS_DELIVERY_TIMEOUT_MS", deliveryTimeoutMs, 10, 600_000);
     range("WORKFLOWS_DELIVERY_BACKOFF_MS", deliveryBackoffMs, 1, 3_600_000);
     range("WORKFLOWS_WORKER_EXPIRY_MS", workerExpiryMs, 500, 86_400_000);
+    range("WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", dbStatementTimeoutMs, 0, 86_400_000);
+    range("WORKFLOWS_DB_SOCKET_TIMEOUT_MS", dbSocketTimeoutMs, 0, 86_400_000);
+    if (dbSocketTimeoutMs > 0 && dbSocketTimeoutMs < 1_000) {
+      throw new IllegalArgumentException(
+          "WORKFLOWS_DB_SOCKET_TIMEOUT_MS must be 0 (none) or at least 1000, got "
+              + dbSocketTimeoutMs);
+    }
+    // The database should cancel a slow statement (the connection stays usable) before the
+    // socket gives up on it (the connection is thrown away).
+    if (dbSocketTimeoutMs > 0
+        && dbStatementTimeoutMs > 0
+        && dbSocketTimeoutMs <= dbStatementTimeoutMs) {
+      throw new IllegalArgumentException(
+          "WORKFLOWS_DB_SOCKET_TIMEOUT_MS ("
+              + dbSocketTimeoutMs
+              + ") must be longer than WORKFLOWS_DB_STATEMENT_TIMEOUT_MS ("
+              + dbStatementTimeoutMs
+              + ")");
+    }
     apiTokens = List.copyOf(apiTokens);
     if (bind == null || bind.isBlank()) {
       throw new IllegalArgumentException("WORKFLOWS_BIND must name an address or a host");
@@ -116,7 +142,9 @@ public record ServerConfig(
         longValue(env, "WORKFLOWS_DELIVERY_TIMEOUT_MS", 10_000),
         longValue(env, "WORKFLOWS_DELIVERY_BACKOFF_MS", 1_000),
         tokens(env.get("WORKFLOWS_WEBHOOK_ALLOW")),
-        longValue(env, "WORKFLOWS_WORKER_EXPIRY_MS", 30_000));
+        longValue(env, "WORKFLOWS_WORKER_EXPIRY_MS", 30_000),
+        longValue(env, "WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", 30_000),
+        longValue(env, "WORKFLOWS_DB_SOCKET_TIMEOUT_MS", 45_000));
   }
 
   /** A copy with another database URL and credentials. */
@@ -142,7 +170,9 @@ public record ServerConfig(
         deliveryTimeoutMs,
         deliveryBackoffMs,
         webhookAllow,
-        workerExpiryMs);
+        workerExpiryMs,
+        dbStatementTimeoutMs,
+        dbSocketTimeoutMs);
   }
 
   private static List<String> tokens(String raw) {

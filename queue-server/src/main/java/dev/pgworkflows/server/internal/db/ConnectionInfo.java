@@ -91,7 +91,10 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
         + "]";
   }
 
-  /** A connection outside the pool, for LISTEN. */
+  /**
+   * A connection outside the pool and its timeouts (for LISTEN, which idles legitimately, and for
+   * migrations, which may rightly run long); opening it is bounded.
+   */
   public Connection connect(String applicationName) throws SQLException {
     Properties props = new Properties();
     user.ifPresent(v -> props.setProperty("user", v));
@@ -99,6 +102,7 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
     props.setProperty("ApplicationName", applicationName);
     props.setProperty("tcpKeepAlive", "true");
     props.setProperty("connectTimeout", "5");
+    props.setProperty("loginTimeout", "10");
     return DriverManager.getConnection(jdbcUrl, props);
   }
 }

@@ -15,11 +15,18 @@ import org.slf4j.LoggerFactory;
  * with newly visible messages (sent by any server on the database); it is handed to the consumer.
  * When the connection dies it reconnects with backoff, re-listens, and reports a reconnect so the
  * caller can wake everything that may have missed a notification meanwhile.
+ *
+ * <p>The connection idles legitimately, so no socket timeout guards it; instead, after {@link
+ * #CHECK_AFTER_MS} without a notification it must answer an empty query within {@link
+ * #CHECK_TIMEOUT_MS}. A connection the network silently dropped (no RST ever comes) is thus found
+ * out within their sum and replaced, instead of listening to nothing for hours.
  */
 public final class Wakeups implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
   public static final String CHANNEL = "queue_wakeup";
   public static final String APPLICATION_NAME = "pgworkflows-listener";
+  static final long CHECK_AFTER_MS = 5_000;
+  static final int CHECK_TIMEOUT_MS = 5_000;
 
   private final ConnectionInfo db;
   private final Consumer<String> onNotify;
@@ -62,12 +69,23 @@ public final class Wakeups implements AutoCloseable {
         }
         first = false;
         PGConnection pg = c.unwrap(PGConnection.class);
+        long lastHeard = System.nanoTime();
         while (running) {
           PGNotification[] batch = pg.getNotifications(1000);
-          if (batch != null) {
+          if (batch != null && batch.length > 0) {
+            lastHeard = System.nanoTime();
             for (PGNotification n : batch) {
               onNotify.accept(n.getParameter());
             }
+          } else if (System.nanoTime() - lastHeard > CHECK_AFTER_MS * 1_000_000) {
+            // isValid runs an empty query under a network timeout of its own.
+            if (!c.isValid(CHECK_TIMEOUT_MS / 1000)) {
+              throw new SQLException(
+                  "the LISTEN connection did not answer a check within "
+                      + CHECK_TIMEOUT_MS
+                      + " ms");
+            }
+            lastHeard = System.nanoTime();
           }
         }
       } catch (SQLException | RuntimeException e) {

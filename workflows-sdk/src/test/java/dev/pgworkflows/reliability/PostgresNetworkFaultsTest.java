@@ -1,0 +1,193 @@
+package dev.pgworkflows.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.Api;
+import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.server.internal.engine.Wakeups;
+import dev.pgworkflows.server.testing.LogCapture;
+import dev.pgworkflows.testing.TestDatabase;
+import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkflowClient;
+import dev.pgworkflows.workflows.testing.FaultProxy;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Network faults between the server and PostgreSQL (the server's JDBC URL points at a {@link
+ * FaultProxy}) under a steady load of starts, steps, sleeps and signals: added latency, a bandwidth
+ * limit, every connection reset, a blackhole, delayed FINs, each healed in turn. Nothing
+ * acknowledged is lost, every run finishes within {@link #FINISH_BOUND} of healing, a request
+ * during the blackhole answers 503 within the configured timeouts instead of hanging, the LISTEN
+ * connection's check finds the blackhole out, and afterwards the pool and LISTEN serve again.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Tag("reliability")
+class PostgresNetworkFaultsTest {
+  /** What the README promises after healing: lease (2 s) + a step (2.5 s) + backoff, with room. */
+  static final Duration FINISH_BOUND = Duration.ofSeconds(30);
+
+  /** Pool wait (5 s, the pool's own validation within it) + socket timeout (3 s) + slack. */
+  static final long REQUEST_BOUND_MS = 10_000;
+
+  @Test
+  void faultsBetweenServerAndPostgresLoseNothingAndEverythingRecoversAfterHealing(@TempDir Path dir)
+      throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    URI pg = URI.create(db.jdbcUrl().substring("jdbc:".length()));
+    Path log = dir.resolve("holds.log");
+    NetworkFaults figures = new NetworkFaults("server to PostgreSQL");
+    try (LogCapture listener = LogCapture.of(Wakeups.class);
+        FaultProxy proxy = FaultProxy.to(pg.getHost(), pg.getPort());
+        TestServer server =
+            TestServer.start(
+                new TestDatabase(
+                    db.name(),
+                    db.jdbcUrl().replace(":" + pg.getPort() + "/", ":" + proxy.port() + "/"),
+                    db.user(),
+                    db.password()),
+                Map.of(
+                    "WORKFLOWS_FALLBACK_POLL_MS", "500",
+                    "WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", "2000",
+                    "WORKFLOWS_DB_SOCKET_TIMEOUT_MS", "3000"))) {
+      Api api = server.api();
+      WorkflowClient client = WorkflowClient.connect(server.url());
+      Worker worker = FaultWorkflow.define(log).serve(FaultWorkflow.options(server.url()));
+      api.put("/v1/queues/waiting", null);
+      try (FaultWorkload load = new FaultWorkload(client)) {
+        Thread.sleep(3_000);
+        long threadsBefore = NetworkFaults.liveThreads();
+
+        proxy.latency(Duration.ofMillis(30));
+        healAndCheck(figures, "latency 30 ms per chunk", proxy, load, client, 4_000);
+        proxy.bandwidth(50_000);
+        healAndCheck(figures, "bandwidth 50 kB/s", proxy, load, client, 4_000);
+        proxy.reset();
+        healAndCheck(figures, "every connection reset", proxy, load, client, 2_000);
+        proxy.slowClose(Duration.ofSeconds(2));
+        healAndCheck(figures, "FIN delayed 2 s", proxy, load, client, 4_000);
+
+        // A poll that waits across the blackhole.
+        CompletableFuture<Api.Response> waiting =
+            CompletableFuture.supplyAsync(
+                () -> api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30)));
+        Thread.sleep(500);
+        long blackholed = System.currentTimeMillis();
+        proxy.blackhole();
+        long t0 = System.nanoTime();
+        Api.Response during = api.get("/v1/workflows/" + FaultWorkflow.NAME + "/runs/1");
+        long answeredMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(during.status()).isEqualTo(503);
+        assertThat(during.isProblem()).isTrue();
+        assertThat(answeredMs).isLessThan(REQUEST_BOUND_MS);
+        // The LISTEN connection's check finds the silence out (5 s idle + 5 s to answer), and
+        // /readyz says so.
+        Awaitility.await()
+            .atMost(15, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    listener.events().stream()
+                        .anyMatch(e -> e.getFormattedMessage().contains("did not answer a check")));
+        long lostListenMs =
+            listener.events().stream()
+                    .filter(e -> e.getFormattedMessage().contains("did not answer a check"))
+                    .findFirst()
+                    .orElseThrow()
+                    .getTimeStamp()
+                - blackholed;
+        assertThat(lostListenMs).isLessThan(12_000);
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> !api.withToken(null).get("/readyz").json().get("listening").asBoolean());
+        proxy.heal();
+        long held = System.currentTimeMillis() - blackholed;
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> api.withToken(null).get("/readyz").status() == 200);
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> api.withToken(null).get("/readyz").json().get("listening").asBoolean());
+        api.post("/v1/queues/waiting/messages", Map.of("body", "after healing"));
+        Api.Response woke = waiting.get(20, TimeUnit.SECONDS);
+        assertThat(woke.status()).isEqualTo(200);
+        assertThat(woke.json().get("messages")).hasSize(1);
+        check(
+            figures,
+            "blackhole (a request answered 503 in "
+                + answeredMs
+                + " ms; LISTEN found dead after "
+                + lostListenMs
+                + " ms)",
+            held,
+            load,
+            client);
+
+        load.stop();
+        load.awaitFinished(load.acknowledged(), FINISH_BOUND);
+        load.assertNothingLost();
+        worker.close();
+        assertThat(NetworkFaults.threadsNamed("pg-listener")).isEqualTo(1);
+        Awaitility.await()
+            .atMost(30, TimeUnit.SECONDS)
+            .until(() -> NetworkFaults.liveThreads() <= threadsBefore + 10);
+        figures.print();
+        System.out.printf(
+            "server to PostgreSQL: %d runs acknowledged, 0 lost, %d refusals retried; live threads"
+                + " %d before the faults, %d after%n",
+            load.acknowledged().size(),
+            load.refusals(),
+            threadsBefore,
+            NetworkFaults.liveThreads());
+      }
+    }
+  }
+
+  /**
+   * Holds the fault switched on a moment, heals it, then waits for every run acknowledged so far to
+   * finish and for a run started now to be taken promptly.
+   */
+  static void healAndCheck(
+      NetworkFaults figures,
+      String fault,
+      FaultProxy proxy,
+      FaultWorkload load,
+      WorkflowClient client,
+      long holdMs)
+      throws InterruptedException {
+    long t0 = System.currentTimeMillis();
+    Thread.sleep(holdMs);
+    proxy.heal();
+    check(figures, fault, System.currentTimeMillis() - t0, load, client);
+  }
+
+  /** Every run acknowledged so far finishes in time, and a run started now is taken promptly. */
+  static void check(
+      NetworkFaults figures, String fault, long held, FaultWorkload load, WorkflowClient client)
+      throws InterruptedException {
+    var acked = load.acknowledged();
+    long finished = load.awaitFinished(acked, FINISH_BOUND);
+    figures.row(fault, held, acked.size(), finished, probe(client));
+  }
+
+  /** How long a run started now takes to have its first step journaled (bounded at 5 s). */
+  static long probe(WorkflowClient client) {
+    long t0 = System.nanoTime();
+    long id = client.start(FaultWorkflow.NAME, 0).runId();
+    Awaitility.await()
+        .atMost(5, TimeUnit.SECONDS)
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> !client.steps(FaultWorkflow.NAME, id).isEmpty());
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    client.signal(FaultWorkflow.NAME, id, "go", new FaultWorkflow.Go(0));
+    return ms;
+  }
+}

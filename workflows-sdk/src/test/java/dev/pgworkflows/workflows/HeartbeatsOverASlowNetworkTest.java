@@ -1,0 +1,70 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pgworkflows.server.TestServer;
+import dev.pgworkflows.workflows.testing.FaultProxy;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Many steps outliving the lease at once, on a worker whose every round trip to the server is slow:
+ * their heartbeats go out side by side, so none waits behind the others past its lease, and no step
+ * is run a second time by a redelivery.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HeartbeatsOverASlowNetworkTest {
+
+  @Test
+  void concurrentStepsLongerThanTheLeaseKeepTheirLeasesThroughASlowNetwork() throws Exception {
+    Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
+    Workflow<Integer, Integer> wf =
+        Workflow.define("slow-beats", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  long runId = ctx.runId();
+                  return ctx.step()
+                      .run(
+                          "long",
+                          Integer.class,
+                          () -> {
+                            executions
+                                .computeIfAbsent(runId, k -> new AtomicInteger())
+                                .incrementAndGet();
+                            Thread.sleep(3_000);
+                            return n;
+                          });
+                });
+    try (TestServer server = TestServer.start();
+        FaultProxy proxy = FaultProxy.to("127.0.0.1", URI.create(server.url()).getPort())) {
+      // Every chunk either way waits 150 ms: a round trip takes about half a second.
+      proxy.latency(Duration.ofMillis(150));
+      Worker worker =
+          wf.serve(
+              WorkerOptions.url("http://127.0.0.1:" + proxy.port())
+                  .lease(Duration.ofSeconds(2))
+                  .concurrency(10)
+                  .pollWait(Duration.ofSeconds(5)));
+      WorkflowClient client = WorkflowClient.connect(server.url());
+      List<Long> runs = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        runs.add(client.start("slow-beats", i).runId());
+      }
+      for (long id : runs) {
+        assertThat(client.awaitResult("slow-beats", id, Integer.class, Duration.ofSeconds(60)))
+            .isNotNull();
+      }
+      worker.close();
+      assertThat(executions.keySet()).containsExactlyInAnyOrderElementsOf(runs);
+      assertThat(executions.values()).allMatch(n -> n.get() == 1);
+    }
+  }
+}
