@@ -1,5 +1,6 @@
 package dev.pgworkflows.server;
 
+import dev.pgworkflows.server.internal.telemetry.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +21,9 @@ public final class Main {
       return;
     }
     try {
-      QueueServer server = QueueServer.start(config);
+      // Only the command-line server traces as its process's OTEL_* settings say.
+      QueueServer server =
+          QueueServer.builder(config).environment(Tracing.processSettings()).start();
       // SIGTERM and SIGINT: the server stops in order (see QueueServer#close), an embedded
       // PostgreSQL last.
       Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));

@@ -143,7 +143,7 @@ public final class QueueServer implements AutoCloseable {
   public static final class Builder {
     private final ServerConfig config;
     private OpenTelemetry otel;
-    private Map<String, String> environment = System.getenv();
+    private Map<String, String> environment = Map.of();
     private InstantSource clock = InstantSource.system();
     private WebhookTargets.Resolver webhookResolver = InetAddress::getAllByName;
     private int maxFollowers = StreamFollowers.MAX_OPEN;
@@ -153,15 +153,23 @@ public final class QueueServer implements AutoCloseable {
       this.config = config;
     }
 
-    /** Traces with this OpenTelemetry; by default one configured from the environment. */
+    /**
+     * Traces with this OpenTelemetry; by default one configured from {@link #environment}, which
+     * exports nothing unless that enables it.
+     */
     public Builder openTelemetry(OpenTelemetry otel) {
       this.otel = otel;
       return this;
     }
 
     /**
-     * Configures tracing from these variables (OTLP_*, OTEL_*) besides the process's own, which
-     * win; unused with {@link #openTelemetry}.
+     * Configures tracing from these variables (OTLP_*, OTEL_*); none by default, so a server
+     * embedded in an application or a test exports nothing, whatever that process's own {@code
+     * OTEL_*} settings (the command-line server passes its process's). Export is on only when these
+     * enable it (an OTLP endpoint, {@code OTLP_ENABLED=true}, or {@code OTEL_TRACES_EXPORTER});
+     * then their values win, the process's {@code OTEL_*} variables and {@code -Dotel.*} properties
+     * fill in what they leave unset, the protocol is {@code http/protobuf} unless one is set, and
+     * only traces are exported. Unused with {@link #openTelemetry}.
      */
     public Builder environment(Map<String, String> env) {
       this.environment = Map.copyOf(env);
@@ -169,9 +177,9 @@ public final class QueueServer implements AutoCloseable {
     }
 
     /**
-     * Reads wall-clock time from {@code clock} (the system's by default): due times of timers, what
-     * is left of a worker's sleep, webhook timestamps. Intervals are measured with {@link
-     * System#nanoTime()} whatever the clock, and the database keeps its own.
+     * Reads wall-clock time from {@code clock} (the system's by default): due times of timers,
+     * webhook timestamps. Intervals are measured with {@link System#nanoTime()} whatever the clock,
+     * and the database keeps its own.
      */
     public Builder clock(InstantSource clock) {
       this.clock = clock;
@@ -480,8 +488,9 @@ public final class QueueServer implements AutoCloseable {
    * Stops in this order: every task stream ends and every waiting poll answers (nothing), as they
    * would at the end of their time; the HTTP server takes no new requests and lets those in flight
    * finish (up to a few seconds); the background work stops; the LISTEN connection and the pool
-   * close; an embedded PostgreSQL stops last. Once only: a second call (another shutdown hook)
-   * waits for the first.
+   * close; an embedded PostgreSQL stops; the server's own OpenTelemetry SDK closes last, exporting
+   * the spans it still holds (those of the last requests). Once only: a second call (another
+   * shutdown hook) waits for the first.
    */
   @Override
   public synchronized void close() {

@@ -6,9 +6,15 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.testing.LiveServer;
+import dev.pgworkflows.workflows.testing.RecordingProxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +128,59 @@ class SkewedWorkerClockTest {
         });
   }
 
+  @Test
+  void aSleepWhoseCompletionGoesOutLateStillEndsItsDurationAfterTheCall() throws Exception {
+    // The step before the sleep has its completion held back until the sleep is called, then sent
+    // through a proxy that holds it 1.5 s, as a slow network would: the sleep's own completion
+    // leaves at least that long after the call and must carry only what is left of the 2 s.
+    try (RecordingProxy proxy =
+        new RecordingProxy(
+            server.url(),
+            r -> r.path().endsWith("/tasks/complete") && r.body().contains("\"name\":\"before\""),
+            1_500)) {
+      Map<String, Long> runs = new LinkedHashMap<>();
+      List<Worker> workers = new ArrayList<>();
+      SKEWS.forEach(
+          (who, skew) -> {
+            Workflow<String, Long> wf =
+                Workflow.define("sk-late-" + who, String.class, Long.class)
+                    .run(
+                        (ctx, in) -> {
+                          long called =
+                              ctx.step().run("before", Long.class, System::currentTimeMillis);
+                          ctx.step().sleep("nap", Duration.ofSeconds(2));
+                          return called;
+                        });
+            workers.add(
+                server.serve(
+                    wf,
+                    WorkerOptions.url(proxy.url())
+                        .pollWait(Duration.ofSeconds(2))
+                        .clock(InstantSource.offset(InstantSource.system(), skew))));
+            runs.put(who, server.client().start(wf, "x").runId());
+          });
+      runs.forEach(
+          (who, run) -> {
+            String name = "sk-late-" + who;
+            long called =
+                server.client().awaitResult(name, run, Long.class, Duration.ofSeconds(30));
+            List<StepInfo> steps = server.client().steps(name, run);
+            assertThat(steps).extracting(StepInfo::name).containsExactly("before", "nap");
+            long beforeApplied = steps.get(0).completedAt().toEpochMilli();
+            long napEnded = steps.get(1).completedAt().toEpochMilli();
+            assertThat(beforeApplied - called)
+                .as("%s: the proxy held the step's completion, sent when the sleep was called", who)
+                .isGreaterThanOrEqualTo(1_400L);
+            // By the server's times: the sleep ends 2 s after the call, so well under 2 s after
+            // the held completion was applied (it would be 2 s or more if the time the completion
+            // waited were not subtracted).
+            assertThat(napEnded - beforeApplied).as(who).isBetween(0L, 1_200L);
+            assertThat(napEnded - called).as(who).isBetween(1_950L, 2_000 + SLACK_MS / 2);
+          });
+      workers.forEach(Worker::close);
+    }
+  }
+
   record Waited(long before, long afterEvent, long afterAny, boolean eventCame, boolean anyFired) {}
 
   @Test
@@ -170,8 +229,11 @@ class SkewedWorkerClockTest {
 
   @Test
   void aLongStepKeepsItsLeaseAndAnotherWorkerDoesNotTakeIt() throws Exception {
-    // Each workflow's first worker takes the run and runs a 5 s step on a 2 s lease; the worker
-    // with the opposite skew joins while it runs and waits for tasks of the same workflow.
+    // Each workflow's first worker takes the run and runs an 8 s step on a 6 s lease, renewed
+    // every 2 s (a stall of 4 s would lose it, whatever the clocks); the worker with the opposite
+    // skew joins while it runs and waits for tasks of the same workflow. A lease renewed by a
+    // clock five minutes off would end five minutes early or late: the server's record of it is
+    // read while the step runs.
     Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
     Map<String, CountDownLatch> running = new ConcurrentHashMap<>();
     Map<String, Workflow<String, String>> wfs = new LinkedHashMap<>();
@@ -191,16 +253,22 @@ class SkewedWorkerClockTest {
                               () -> {
                                 ran.get(name).incrementAndGet();
                                 running.get(name).countDown();
-                                Thread.sleep(5_000);
+                                Thread.sleep(8_000);
                                 return "done";
                               })));
-      skewed(wfs.get(who), SKEWS.get(who), Duration.ofSeconds(2));
+      skewed(wfs.get(who), SKEWS.get(who), Duration.ofSeconds(6));
     }
     Map<String, Long> runs = new LinkedHashMap<>();
     wfs.forEach((who, wf) -> runs.put(who, server.client().start(wf, "x").runId()));
     for (String who : SKEWS.keySet()) {
       assertThat(running.get("sk-lease-" + who).await(20, TimeUnit.SECONDS)).isTrue();
-      skewed(wfs.get(who), SKEWS.get(who).negated(), Duration.ofSeconds(2));
+      skewed(wfs.get(who), SKEWS.get(who).negated(), Duration.ofSeconds(6));
+    }
+    // Past the first renewals (each 2 s): the lease ends within its 6 s of the server's now.
+    Thread.sleep(3_000);
+    for (Map.Entry<String, Long> e : runs.entrySet()) {
+      long leftMs = leaseLeftMs("sk-lease-" + e.getKey(), e.getValue());
+      assertThat(leftMs).as(e.getKey()).isBetween(1_000L, 6_500L);
     }
     runs.forEach(
         (who, run) -> {
@@ -210,6 +278,22 @@ class SkewedWorkerClockTest {
           assertThat(ran.get(name).get()).as(who).isEqualTo(1);
           assertThat(server.client().steps(name, run).get(0).attempts()).isEqualTo(1);
         });
+  }
+
+  /** How long the lease on the run's task has left, by the database's clock. */
+  private static long leaseLeftMs(String workflow, long run) throws SQLException {
+    try (Connection c = server.database().connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT (extract(epoch FROM vt - clock_timestamp()) * 1000)::bigint FROM queue.\"q___wf_"
+                    + workflow
+                    + "\" WHERE group_id = ?")) {
+      ps.setString(1, Long.toString(run));
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the run's task").isTrue();
+        return rs.getLong(1);
+      }
+    }
   }
 
   @Test

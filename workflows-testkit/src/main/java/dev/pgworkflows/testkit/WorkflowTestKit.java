@@ -43,6 +43,9 @@ import java.util.stream.Stream;
  * {@link #workerOptions()} carry the worker's, {@link #client()} the application's (start and
  * read), {@code client(Role.ADMIN)} the operator's (cancel too). A test that cancels with the
  * application's client gets the 403 production would give.
+ *
+ * <p>The server exports no traces, whatever the test JVM's {@code OTEL_*} settings: only the
+ * command-line server reads those.
  */
 public final class WorkflowTestKit implements AutoCloseable {
   private static final SecureRandom RANDOM = new SecureRandom();

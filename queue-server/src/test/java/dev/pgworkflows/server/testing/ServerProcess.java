@@ -59,6 +59,8 @@ public final class ServerProcess implements AutoCloseable {
     // The embedded database, whatever the environment of the build says.
     pb.environment().remove("DATABASE_URL");
     pb.environment().remove("WORKFLOWS_DATABASE_URL");
+    // Tracing as the test says, whatever the build's shell exports.
+    pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_") || k.startsWith("OTLP_"));
     pb.environment().put("WORKFLOWS_PORT", Integer.toString(port));
     pb.environment().put("WORKFLOWS_EMBEDDED_PG_PORT", Integer.toString(pgPort));
     pb.environment().put("WORKFLOWS_DATA_DIR", dataDir.toString());

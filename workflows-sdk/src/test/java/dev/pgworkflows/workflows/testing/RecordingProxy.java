@@ -12,11 +12,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 
 /**
  * An HTTP/1.1 proxy in front of a server that records every request passing through it (method,
  * path, headers, body) and passes requests and answers on unchanged, answers as they come (so task
- * streams stream). Reads the requests the SDK makes: bodies with a Content-Length or none.
+ * streams stream). Reads the requests the SDK makes: bodies with a Content-Length or none. A proxy
+ * made with a hold time holds each request it matches that long before passing it on, as a slow
+ * network would.
  */
 public final class RecordingProxy extends TcpProxy {
   /** One request as it went to the server. */
@@ -32,9 +35,18 @@ public final class RecordingProxy extends TcpProxy {
   }
 
   private final List<Recorded> recorded = new CopyOnWriteArrayList<>();
+  private final Predicate<Recorded> slow;
+  private final long holdMs;
 
   public RecordingProxy(String upstream) throws IOException {
+    this(upstream, r -> false, 0);
+  }
+
+  /** Holds each request {@code slow} matches for {@code holdMs} before passing it on. */
+  public RecordingProxy(String upstream, Predicate<Recorded> slow, long holdMs) throws IOException {
     super(upstream, "recording-proxy");
+    this.slow = slow;
+    this.holdMs = holdMs;
   }
 
   /** The requests so far, in the order they were read. */
@@ -71,9 +83,18 @@ public final class RecordingProxy extends TcpProxy {
         }
         int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
         byte[] body = in.readNBytes(length);
-        recorded.add(
+        Recorded r =
             new Recorded(
-                requestLine[0], requestLine[1], headers, new String(body, StandardCharsets.UTF_8)));
+                requestLine[0], requestLine[1], headers, new String(body, StandardCharsets.UTF_8));
+        recorded.add(r);
+        if (slow.test(r)) {
+          try {
+            Thread.sleep(holdMs);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
         head.writeTo(out);
         out.write(body);
         out.flush();

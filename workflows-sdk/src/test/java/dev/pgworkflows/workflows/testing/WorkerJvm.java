@@ -17,7 +17,10 @@ public final class WorkerJvm {
     return start(main, output, Map.of(), args);
   }
 
-  /** As {@link #start(Class, Path, String...)}, with {@code env} added to its environment. */
+  /**
+   * As {@link #start(Class, Path, String...)}, with {@code env} added to its environment, in which
+   * no inherited {@code OTEL_*} variable is left.
+   */
   public static Process start(Class<?> main, Path output, Map<String, String> env, String... args)
       throws IOException {
     List<String> cmd = new ArrayList<>();
@@ -28,6 +31,8 @@ public final class WorkerJvm {
     cmd.addAll(List.of(args));
     ProcessBuilder pb =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
+    // Tracing as the test says, whatever the build's shell exports.
+    pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
     pb.environment().putAll(env);
     return pb.start();
   }

@@ -239,6 +239,11 @@ final class WorkerChecks {
       }
       error("result.error", r.error());
     }
-    return new StepCompletion(runId, msg, receipt, step, next, r, lease, req.stepSeconds());
+    // An earlier worker's until, checked above, plays no part: the database never sees it.
+    Next toApply =
+        next == null || next.until() == null
+            ? next
+            : new Next(next.reason(), next.delayMs(), next.inline(), next.waitFor(), null);
+    return new StepCompletion(runId, msg, receipt, step, toApply, r, lease, req.stepSeconds());
   }
 }

@@ -13,10 +13,4 @@ public record StepCompletion(
     Next next,
     RunResult result,
     int lease,
-    Double stepSeconds) {
-
-  /** The same completion continuing with {@code other}. */
-  public StepCompletion withNext(Next other) {
-    return new StepCompletion(runId, messageId, receipt, step, other, result, lease, stepSeconds);
-  }
-}
+    Double stepSeconds) {}

@@ -3,15 +3,20 @@ package dev.pgworkflows.server.internal.telemetry;
 import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.http.RouteTemplates;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import io.opentelemetry.sdk.trace.IdGenerator;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -19,9 +24,8 @@ import java.util.Map;
 /**
  * OpenTelemetry for the server's requests: a SERVER span per HTTP request (continuing the caller's
  * W3C context), the trace identity of runs started in it, and {@code workflow.signal} spans. The
- * spans of runs and their steps' writes are {@link RunSpans}. Exports over OTLP when {@code
- * OTLP_ENABLED=true} or {@code OTLP_ENDPOINT} or {@code OTEL_EXPORTER_OTLP_ENDPOINT} is set; the
- * other standard {@code OTEL_*} variables work too.
+ * spans of runs and their steps' writes are {@link RunSpans}. Exports over OTLP as {@link
+ * #fromEnvironment} says.
  */
 public final class Tracing {
   private static final String SPAN = "otel.span";
@@ -51,40 +55,88 @@ public final class Tracing {
   }
 
   /**
-   * The SDK configured from the environment: OTLP_ENABLED, OTLP_ENDPOINT and the standard OTEL_*
-   * variables, {@code env}'s as well as the process's (which autoconfiguration also reads, and
-   * which win). An OTLP endpoint, in either spelling, turns trace export on. Nothing is exported
-   * but traces: the server's metrics are its Prometheus {@code /metrics}. The caller closes it,
-   * which exports the spans still held.
+   * The SDK configured from {@code env}: OTLP_ENABLED, OTLP_ENDPOINT and the standard OTEL_*
+   * variables. Export is on when {@code env} enables it: {@code OTLP_ENABLED=true}, a non-blank
+   * OTLP endpoint in any spelling ({@code OTLP_ENDPOINT}, {@code OTEL_EXPORTER_OTLP_ENDPOINT},
+   * {@code OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}), or an {@code OTEL_TRACES_EXPORTER} other than
+   * {@code none}. Off, nothing else is read and no exporter or thread starts (spans are still made,
+   * so runs carry a trace identity to their workers). On, {@code env}'s values win; the process's
+   * {@code OTEL_*} variables and {@code -Dotel.*} properties, which autoconfiguration also reads,
+   * only fill in what {@code env} leaves unset; the protocol is {@code http/protobuf} unless one is
+   * set. Nothing is exported but traces, whatever any setting says: the server's metrics are its
+   * Prometheus {@code /metrics}. The caller closes it, which exports the spans still held.
    */
   public static OpenTelemetrySdk fromEnvironment(Map<String, String> env) {
-    Map<String, String> props = new HashMap<>();
+    Map<String, String> explicit = new HashMap<>();
     env.forEach(
         (name, value) -> {
-          if (name.startsWith("OTEL_")) {
-            props.put(name.toLowerCase(Locale.ROOT).replace('_', '.'), value);
+          if (name.startsWith("OTEL_") && value != null && !value.isBlank()) {
+            explicit.put(name.toLowerCase(Locale.ROOT).replace('_', '.'), value);
           }
         });
-    props.putIfAbsent("otel.service.name", "pgworkflows");
-    boolean otlp =
+    String endpoint = env.get("OTLP_ENDPOINT");
+    if (endpoint != null && !endpoint.isBlank()) {
+      explicit.put("otel.exporter.otlp.endpoint", endpoint);
+    }
+    String tracesExporter = explicit.get("otel.traces.exporter");
+    boolean export =
         "true".equalsIgnoreCase(env.get("OTLP_ENABLED"))
-            || env.containsKey("OTLP_ENDPOINT")
-            || env.containsKey("OTEL_EXPORTER_OTLP_ENDPOINT")
-            || env.containsKey("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-    if (env.containsKey("OTLP_ENDPOINT")) {
-      props.put("otel.exporter.otlp.endpoint", env.get("OTLP_ENDPOINT"));
+            || explicit.containsKey("otel.exporter.otlp.endpoint")
+            || explicit.containsKey("otel.exporter.otlp.traces.endpoint")
+            || (tracesExporter != null && !tracesExporter.equalsIgnoreCase("none"));
+    if (!export) {
+      return local();
     }
-    if (!otlp && !env.containsKey("OTEL_TRACES_EXPORTER")) {
-      props.put("otel.traces.exporter", "none");
-    }
-    props.put("otel.metrics.exporter", "none");
-    props.put("otel.logs.exporter", "none");
     return AutoConfiguredOpenTelemetrySdk.builder()
-        .addPropertiesSupplier(() -> props)
+        .addPropertiesSupplier(() -> Map.of("otel.service.name", "pgworkflows"))
+        .addPropertiesCustomizer(
+            merged -> {
+              Map<String, String> overrides = new HashMap<>(explicit);
+              if (merged.getString("otel.exporter.otlp.protocol") == null
+                  && !overrides.containsKey("otel.exporter.otlp.protocol")) {
+                overrides.put("otel.exporter.otlp.protocol", "http/protobuf");
+              }
+              // Export was turned on here: a process's OTEL_TRACES_EXPORTER=none cannot undo it.
+              overrides.putIfAbsent("otel.traces.exporter", "otlp");
+              overrides.put("otel.metrics.exporter", "none");
+              overrides.put("otel.logs.exporter", "none");
+              return overrides;
+            })
         .addTracerProviderCustomizer((b, cfg) -> b.setIdGenerator(ID_GENERATOR))
         .disableShutdownHook()
         .build()
         .getOpenTelemetrySdk();
+  }
+
+  /**
+   * The process's settings as {@link #fromEnvironment} reads them: its environment, with its {@code
+   * -Dotel.*} properties as the {@code OTEL_*} variables they stand for (and which they override,
+   * as in autoconfiguration).
+   */
+  public static Map<String, String> processSettings() {
+    Map<String, String> settings = new HashMap<>(System.getenv());
+    System.getProperties()
+        .forEach(
+            (key, value) -> {
+              String name = key.toString();
+              if (name.startsWith("otel.")) {
+                settings.put(
+                    name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'),
+                    value.toString());
+              }
+            });
+    return settings;
+  }
+
+  /** Spans made and dropped: no processor, no exporter, no thread. */
+  private static OpenTelemetrySdk local() {
+    return OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().setIdGenerator(ID_GENERATOR).build())
+        .setPropagators(
+            ContextPropagators.create(
+                TextMapPropagator.composite(
+                    W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance())))
+        .build();
   }
 
   public void register(RequestHooks hooks, RouteTemplates templates) {
