@@ -15,8 +15,10 @@ END $$;
 -- Starts a run (idempotent by key): the run row and its first message on __wf_<name>, in one
 -- transaction. p_timing's fields (see workflow_timing) may make the first task due later, give the
 -- run a deadline, or fold the start into the pending run of its debounce key (created false).
+-- p_max_retention_days caps the retention; null (a start made through SQL) means the ceiling the
+-- servers stored (queue.max_retention_days).
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text);
-CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT 365, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
+CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT NULL::integer, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -53,7 +55,7 @@ BEGIN
             RAISE EXCEPTION 'debounceKey cannot be combined with idempotencyKey' USING ERRCODE = '22023';
         END IF;
     END IF;
-    v_retention := least(coalesce(p_retention_days, 30), p_max_retention_days);
+    v_retention := least(coalesce(p_retention_days, 30), coalesce(p_max_retention_days, queue.max_retention_days()));
     IF v_version IS NULL THEN
         SELECT coalesce(max(version), 1) INTO v_version
           FROM queue.workflow_version WHERE workflow_name = p_name;

@@ -81,6 +81,7 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -438,6 +439,13 @@ public final class QueueServer implements AutoCloseable {
     }
     try (Connection c = pool.getConnection()) {
       durability = Durability.read(c);
+      // The ceiling a start through SQL (not this server's routes) applies; several servers
+      // configured apart: the last one started wins.
+      try (PreparedStatement put =
+          c.prepareStatement("SELECT queue.setting_put('max_retention_days', ?)")) {
+        put.setString(1, Integer.toString(config.maxRetentionDays()));
+        put.execute();
+      }
     } catch (SQLException e) {
       throw new IllegalStateException(
           "could not read the database's settings: " + e.getMessage(), e);

@@ -22,10 +22,28 @@ import java.sql.Connection;
  *       stored once.
  * </ul>
  *
- * <p>With auto-commit on, each call is its own transaction. Before its first call on a database,
- * the API checks that the database's {@code queue} schema is at the version this SDK was built for
- * ({@link QueueSchemaException} otherwise, with nothing written). A call the database refuses
- * raises an error inside the caller's transaction, which PostgreSQL aborts: roll it back.
+ * <p>With auto-commit on, each call is its own transaction. In a transaction, each call runs inside
+ * a savepoint, so a call refused (an exception thrown) leaves the transaction usable and the
+ * caller's own earlier work in it intact. The calls assume READ COMMITTED, PostgreSQL's default: a
+ * debounced start elsewhere throws {@link IllegalStateException}, and a start under REPEATABLE READ
+ * or SERIALIZABLE whose idempotency key another transaction committed after this one's snapshot
+ * fails with a serialization failure (SQLState 40001), to be run again.
+ *
+ * <p>Before its first call on a database, and again once a minute, the API checks that the
+ * database's {@code queue} schema is at the version this SDK was built for, with the functions it
+ * calls ({@link QueueSchemaException} otherwise, with nothing written). The start function PREPAREs
+ * a statement per workflow on the caller's session ({@code queue.prepared_sql}), which stays there,
+ * as the server's own connections keep it, until the session ends.
+ *
+ * <p>When the caller is inside a valid OpenTelemetry span ({@code Span.current()}), a start records
+ * it as the run's parent, as a start through the server's route does, so the run's span joins the
+ * caller's trace.
+ *
+ * <p>A start applies the retention ceiling the servers on the database were configured with ({@code
+ * WORKFLOWS_MAX_RETENTION_DAYS}, which each writes into the database at startup; the last one
+ * started wins; 365 when none has), capping a longer retention as the server does. A delayed or
+ * debounced start is handed out within the servers' fallback poll interval ({@code
+ * WORKFLOWS_FALLBACK_POLL_MS}) of its due time, where a server's own start sets a timer for it.
  */
 public final class WorkflowSql {
   private WorkflowSql() {}
@@ -33,12 +51,16 @@ public final class WorkflowSql {
   /**
    * Starts a run of {@code workflow} with {@code input} (serialized as {@link WorkflowClient}
    * does); {@code options} null means none. Every start option applies as in {@link
-   * WorkflowClient#start(String, Object, StartOptions)}, except that retention is capped at 365
-   * days: a longer one throws {@link IllegalArgumentException}.
+   * WorkflowClient#start(String, Object, StartOptions)}, a retention above the ceiling capped.
    *
-   * @throws IllegalArgumentException a bad argument, naming it; nothing was written
+   * @throws IllegalArgumentException a bad argument, naming it (the server would answer 400);
+   *     nothing was written
+   * @throws IllegalStateException a debounced start in a transaction other than READ COMMITTED
    * @throws QueueSchemaException the database has no queue schema or another version of it
-   * @throws WorkflowException the database refused the call (the cause is the {@code SQLException})
+   * @throws ApiException 409 where the server would answer it
+   * @throws WorkflowException the database failed the call; {@link Throwable#getCause()} is the
+   *     {@code SQLException}, whose SQLState 40001, 40P01 or 08xxx says that running the
+   *     transaction again may work
    */
   public static Started start(
       Connection connection, String workflow, Object input, StartOptions options) {
@@ -50,8 +72,9 @@ public final class WorkflowSql {
   }
 
   /**
-   * Starts a run of a definition, with its retention and deadline unless the options say otherwise,
-   * as {@link WorkflowClient#start(Workflow, Object, StartOptions)} does.
+   * Starts a run of a definition, with its retention (capped at the ceiling) and deadline unless
+   * the options say otherwise, as {@link WorkflowClient#start(Workflow, Object, StartOptions)}
+   * does.
    */
   public static <I, O> Started start(
       Connection connection, Workflow<I, O> workflow, I input, StartOptions options) {
@@ -69,8 +92,9 @@ public final class WorkflowSql {
   /**
    * Sends {@code payload} as event {@code event} to run {@code runId} of {@code workflow}: on
    * commit it is delivered when it fits the run's wait, otherwise kept for the first later wait it
-   * fits. A run the workflow does not have throws {@link ApiException} 404, one that has ended 409,
-   * as the server's route answers.
+   * fits. A run the workflow does not have throws {@link ApiException} 404, one that has ended 409
+   * naming its status, as the server's route answers; other failures as for {@link
+   * #start(Connection, String, Object, StartOptions)}.
    */
   public static WorkflowClient.SignalResult signal(
       Connection connection, String workflow, long runId, String event, Object payload) {

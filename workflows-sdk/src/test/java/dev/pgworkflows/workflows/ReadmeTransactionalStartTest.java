@@ -11,8 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The SQL block of the README's "Starting a workflow inside your own transaction", as printed, run
  * by the real {@code psql} (skipped where it is not installed; CI installs it), and its Java
- * example through {@link WorkflowSql}.
+ * example, as printed, by the JDK's {@code jshell}.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ReadmeTransactionalStartTest {
@@ -34,11 +32,16 @@ class ReadmeTransactionalStartTest {
 
   /** The first {@code sql} block under the heading. */
   static String block() throws IOException {
+    return block("```sql");
+  }
+
+  /** The first block opened by {@code fence} under the heading. */
+  static String block(String fence) throws IOException {
     List<String> lines = Files.readAllLines(README);
     int at = lines.indexOf(HEADING);
     assertThat(at).as("README has \"%s\"", HEADING).isNotNegative();
-    int open = lines.subList(at, lines.size()).indexOf("```sql") + at;
-    assertThat(open).as("an sql block under the heading").isGreaterThan(at);
+    int open = lines.subList(at, lines.size()).indexOf(fence) + at;
+    assertThat(open).as("a %s block under the heading", fence).isGreaterThan(at);
     List<String> block = new ArrayList<>();
     for (String line : lines.subList(open + 1, lines.size())) {
       if (line.equals("```")) {
@@ -86,9 +89,12 @@ class ReadmeTransactionalStartTest {
     }
   }
 
-  record Signup(String email) {}
-
-  /** The README's Java example after its SQL block, on a plain JDBC connection, run twice. */
+  /**
+   * The {@code java} block after the SQL one, as printed, run twice by the JDK's {@code jshell} in
+   * a directory holding {@code .workflows/pg-password}, after a preamble of the imports it assumes
+   * and a JDBC driver that takes its URL ({@code 127.0.0.1:7701}, the embedded server's) to this
+   * test's database, registered before PostgreSQL's own so that only it answers that URL.
+   */
   @Test
   void theJavaExampleStartsOneRunWithTheRowAndItsKeyGivesItBackOnASecondRun() throws Exception {
     TestDatabase db = TestDatabase.fresh();
@@ -96,39 +102,80 @@ class ReadmeTransactionalStartTest {
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE IF NOT EXISTS signups (email text PRIMARY KEY, run_id bigint)");
     }
-    List<Started> runs = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
-        c.setAutoCommit(false);
-        Started run =
-            WorkflowSql.start(
-                c,
-                "onboard-user",
-                new Signup("ada@example.com"),
-                StartOptions.idempotencyKey("signup-ada@example.com"));
-        try (PreparedStatement insert =
-            c.prepareStatement(
-                "INSERT INTO signups (email, run_id) VALUES (?, ?) ON CONFLICT (email) DO NOTHING")) {
-          insert.setString(1, "ada@example.com");
-          insert.setLong(2, run.runId());
-          insert.executeUpdate();
-        }
-        c.commit();
-        runs.add(run);
-      }
-    }
-    assertThat(runs.get(0).created()).isTrue();
-    assertThat(runs.get(1).created()).isFalse();
-    assertThat(runs.get(1).runId()).isEqualTo(runs.get(0).runId());
+    String example = block("```java");
+    assertThat(example).contains("WorkflowSql.start(");
+    Path dir = Files.createTempDirectory("readme-java-");
+    Files.createDirectories(dir.resolve(".workflows"));
+    Files.writeString(dir.resolve(".workflows/pg-password"), "not-this-one\n");
+    Path script = dir.resolve("example.jsh");
+    Files.writeString(script, preamble(db) + example + "\n" + example + "\n/exit\n");
+    String classPath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Path jshell = Path.of(System.getProperty("java.home"), "bin", "jshell");
+    Process p =
+        new ProcessBuilder(
+                jshell.toString(),
+                "--class-path",
+                classPath,
+                "--feedback",
+                "concise",
+                script.toString())
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("jshell: %s", out).isZero();
+    assertThat(out).as("jshell's output").doesNotContain("Error:").doesNotContain("Exception");
     try (Connection c = db.connect()) {
-      assertThat(count(c, "SELECT run_id FROM signups")).isEqualTo(runs.get(0).runId());
+      long runId = count(c, "SELECT run_id FROM signups WHERE email = 'ada@example.com'");
+      assertThat(count(c, "SELECT count(*) FROM signups")).isEqualTo(1);
       assertThat(
               count(
                   c,
                   "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = 'onboard-user'"
-                      + " AND input = '{\"email\": \"ada@example.com\"}'"))
+                      + " AND input = '{\"email\": \"ada@example.com\"}'"
+                      + " AND idempotency_key = 'signup-ada@example.com' AND run_id = "
+                      + runId))
           .isEqualTo(1);
+      assertThat(count(c, "SELECT count(*) FROM queue.workflow_run")).isEqualTo(1);
     }
+  }
+
+  /** The imports the README's Java example assumes, and its database mapped onto {@code db}. */
+  private static String preamble(TestDatabase db) {
+    return String.join(
+        "\n",
+        "import dev.pgworkflows.workflows.*;",
+        "import java.nio.file.*;",
+        "import java.sql.*;",
+        "class ReadmeDatabase implements Driver {",
+        "  public boolean acceptsURL(String url) {",
+        "    return url.equals(\"jdbc:postgresql://127.0.0.1:7701/postgres\");",
+        "  }",
+        "  public Connection connect(String url, java.util.Properties info) throws SQLException {",
+        "    if (!acceptsURL(url)) return null;",
+        "    java.util.Properties as = new java.util.Properties();",
+        "    as.setProperty(\"user\", " + literal(db.user()) + ");",
+        db.password() == null
+            ? ""
+            : "    as.setProperty(\"password\", " + literal(db.password()) + ");",
+        "    return new org.postgresql.Driver().connect(" + literal(db.jdbcUrl()) + ", as);",
+        "  }",
+        "  public DriverPropertyInfo[] getPropertyInfo(String u, java.util.Properties i) {",
+        "    return new DriverPropertyInfo[0];",
+        "  }",
+        "  public int getMajorVersion() { return 1; }",
+        "  public int getMinorVersion() { return 0; }",
+        "  public boolean jdbcCompliant() { return false; }",
+        "  public java.util.logging.Logger getParentLogger() { return null; }",
+        "}",
+        "DriverManager.registerDriver(new ReadmeDatabase());",
+        "");
+  }
+
+  private static String literal(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   private static boolean psqlInstalled() {

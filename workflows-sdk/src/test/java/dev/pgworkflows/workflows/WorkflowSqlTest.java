@@ -3,11 +3,20 @@ package dev.pgworkflows.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pgworkflows.sql.Migrations;
+import dev.pgworkflows.server.QueueServer;
+import dev.pgworkflows.server.ServerConfig;
 import dev.pgworkflows.testing.Notifications;
 import dev.pgworkflows.testing.TestDatabase;
-import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import dev.pgworkflows.workflows.testing.LiveServer;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,10 +24,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,15 +40,33 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Starts and signals through the caller's own connection and transaction ({@link WorkflowSql}). */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowSqlTest {
-  @RegisterExtension static final LiveServer server = new LiveServer();
+  /** A ceiling below the default 365, which a start through SQL must apply as the server does. */
+  private static final int CEILING = 90;
+
+  @RegisterExtension
+  static final LiveServer server =
+      LiveServer.with("WORKFLOWS_MAX_RETENTION_DAYS", Integer.toString(CEILING));
 
   record Order(String id, int amount) {}
 
   @Test
   void aStartCommittedWithTheCallersRowIsRunOnceByAWorker() throws Exception {
+    AtomicInteger bodies = new AtomicInteger();
+    AtomicInteger steps = new AtomicInteger();
     Workflow<Order, Integer> wf =
         Workflow.define("sql-commit", Order.class, Integer.class)
-            .run((ctx, in) -> ctx.step().run("double", Integer.class, () -> in.amount() * 2));
+            .run(
+                (ctx, in) -> {
+                  bodies.incrementAndGet();
+                  return ctx.step()
+                      .run(
+                          "double",
+                          Integer.class,
+                          () -> {
+                            steps.incrementAndGet();
+                            return in.amount() * 2;
+                          });
+                });
     server.serve(wf);
     long runId;
     try (Connection c = server.database().connect();
@@ -67,6 +99,9 @@ class WorkflowSqlTest {
           .isEqualTo(1);
       assertThat(count(c, "SELECT run_id FROM orders_commit")).isEqualTo(runId);
     }
+    // Once: the step's work, and the body, which had no reason to run again after it.
+    assertThat(steps.get()).isEqualTo(1);
+    assertThat(bodies.get()).isEqualTo(1);
   }
 
   @Test
@@ -124,9 +159,19 @@ class WorkflowSqlTest {
         Connection b = server.database().connect()) {
       a.setAutoCommit(false);
       Started first = WorkflowSql.start(a, "sql-idem-race", "a", key);
+      long bPid = count(b, "SELECT pg_backend_pid()");
       Future<Started> second = other.submit(() -> WorkflowSql.start(b, "sql-idem-race", "b", key));
-      Thread.sleep(300);
-      // The second waits on the first's key until the first transaction ends.
+      // The second waits on the first's key (a lock not granted) until the first transaction ends.
+      try (Connection watch = server.database().connect()) {
+        Awaitility.await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    count(
+                            watch,
+                            "SELECT count(*) FROM pg_locks WHERE NOT granted AND pid = " + bPid)
+                        > 0);
+      }
       assertThat(second.isDone()).isFalse();
       a.commit();
       Started answered = second.get(10, TimeUnit.SECONDS);
@@ -140,26 +185,42 @@ class WorkflowSqlTest {
   @Test
   void startOptionsApplyAsARestStartAppliesThem() throws Exception {
     Instant at = Instant.now().plus(Duration.ofMinutes(5));
+    Workflow<Integer, Integer> defined =
+        Workflow.define("sql-options-def", Integer.class, Integer.class)
+            .retention(Duration.ofDays(400))
+            .deadline(Duration.ofMinutes(20))
+            .run((ctx, in) -> in);
+    List<StartOptions> cases =
+        List.of(
+            StartOptions.delay(Duration.ofMinutes(3))
+                .withDeadline(Duration.ofMinutes(10))
+                .withConcurrencyKey("customer-42")
+                .withPriority(4)
+                .withVersion(3)
+                .withRetentionDays(7),
+            StartOptions.startAt(at).withDeadlineAt(at.plus(Duration.ofHours(1))),
+            // Above the server's ceiling: capped, not refused.
+            StartOptions.NONE.withRetentionDays(400),
+            StartOptions.NONE);
     try (Connection c = server.database().connect()) {
-      Started delayed =
-          WorkflowSql.start(
-              c,
-              "sql-options",
-              null,
-              StartOptions.startAt(at)
-                  .withDeadline(Duration.ofMinutes(10))
-                  .withConcurrencyKey("customer-42")
-                  .withPriority(4)
-                  .withVersion(3)
-                  .withRetentionDays(7));
-      RunInfo run = server.client().get("sql-options", delayed.runId());
-      assertThat(run.version()).isEqualTo(3);
-      assertThat(run.retentionDays()).isEqualTo(7);
-      assertThat(run.concurrencyKey()).isEqualTo("customer-42");
-      assertThat(run.priority()).isEqualTo(4);
-      assertThat(run.input().isNull()).isTrue();
-      assertThat(Duration.between(at, run.dueAt()).abs()).isLessThan(Duration.ofMillis(2));
-      assertThat(run.deadlineAt()).isEqualTo(run.dueAt().plus(Duration.ofMinutes(10)));
+      for (StartOptions o : cases) {
+        RunInfo rest =
+            server.client().get("sql-options", server.client().start("sql-options", 5, o).runId());
+        RunInfo sql =
+            server.client().get("sql-options", WorkflowSql.start(c, "sql-options", 5, o).runId());
+        assertThat(applied(sql)).as("options %s", o).isEqualTo(applied(rest));
+        sameTiming(sql, rest, o);
+      }
+      // A definition's retention above the ceiling is capped, and its deadline applies.
+      RunInfo rest = server.client().get(defined.name(), server.client().start(defined, 1).runId());
+      RunInfo sql =
+          server.client().get(defined.name(), WorkflowSql.start(c, defined, 1, null).runId());
+      assertThat(applied(sql)).isEqualTo(applied(rest));
+      sameTiming(sql, rest, StartOptions.NONE);
+      assertThat(sql.retentionDays()).isEqualTo(CEILING);
+      assertThat(Duration.between(sql.startedAt(), sql.deadlineAt()))
+          .isBetween(Duration.ofMinutes(20).minusSeconds(5), Duration.ofMinutes(20).plusSeconds(5));
+
       Started first =
           WorkflowSql.start(c, "sql-options", 1, StartOptions.debounce("d", Duration.ofMinutes(1)));
       Started folded =
@@ -168,6 +229,178 @@ class WorkflowSqlTest {
       assertThat(folded.debounced()).isTrue();
       assertThat(folded.runId()).isEqualTo(first.runId());
       assertThat(server.client().get("sql-options", first.runId()).input().asInt()).isEqualTo(2);
+    }
+  }
+
+  /** What a start's options made of a run, but for its timing (see {@link #sameTiming}). */
+  private static List<Object> applied(RunInfo r) {
+    return Arrays.asList(
+        r.version(),
+        r.retentionDays(),
+        r.concurrencyKey(),
+        r.priority(),
+        r.input(),
+        r.status(),
+        r.dueAt() == null,
+        r.deadlineAt() == null);
+  }
+
+  /**
+   * Two runs started a few milliseconds apart with the same options are due, and reach their
+   * deadline, at the same offsets from their starts, or at the same instants, within a second.
+   */
+  private static void sameTiming(RunInfo sql, RunInfo rest, StartOptions o) {
+    Duration apart = Duration.between(rest.startedAt(), sql.startedAt());
+    if (sql.dueAt() != null) {
+      Duration d = Duration.between(rest.dueAt(), sql.dueAt());
+      assertThat(o.startAt() != null ? d : d.minus(apart))
+          .as("dueAt, %s", o)
+          .isLessThan(Duration.ofSeconds(1))
+          .isGreaterThan(Duration.ofSeconds(-1));
+    }
+    if (sql.deadlineAt() != null) {
+      Duration d = Duration.between(rest.deadlineAt(), sql.deadlineAt());
+      assertThat(o.deadlineAt() != null || o.startAt() != null ? d : d.minus(apart))
+          .as("deadlineAt, %s", o)
+          .isLessThan(Duration.ofSeconds(1))
+          .isGreaterThan(Duration.ofSeconds(-1));
+    }
+  }
+
+  @Test
+  void aRefusedCallLeavesTheCallersTransactionAndItsEarlierWorkIntact() throws Exception {
+    try (Connection c = server.database().connect()) {
+      exec(c, "CREATE TABLE sql_audit (note text)");
+      c.setAutoCommit(false);
+      exec(c, "INSERT INTO sql_audit VALUES ('before')");
+      // A deadline before the run is due: only the database judges it.
+      assertThatThrownBy(
+              () ->
+                  WorkflowSql.start(
+                      c,
+                      "sql-refused",
+                      "x",
+                      StartOptions.deadlineAt(Instant.now().minus(Duration.ofHours(1)))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("deadlineAt")
+          .hasCauseInstanceOf(SQLException.class);
+      long runId = WorkflowSql.start(c, "sql-refused", "y", null).runId();
+      exec(c, "INSERT INTO sql_audit VALUES ('after')");
+      c.commit();
+      c.setAutoCommit(true);
+      assertThat(count(c, "SELECT count(*) FROM sql_audit")).isEqualTo(2);
+      assertThat(
+              count(
+                  c, "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = 'sql-refused'"))
+          .isEqualTo(1);
+      assertThat(server.client().get("sql-refused", runId).input().asText()).isEqualTo("y");
+    }
+  }
+
+  @Test
+  void aDebouncedStartOutsideReadCommittedIsRefusedAndOthersAreNot() throws Exception {
+    try (Connection c = server.database().connect()) {
+      c.setAutoCommit(false);
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      assertThatThrownBy(
+              () ->
+                  WorkflowSql.start(
+                      c, "sql-iso", 1, StartOptions.debounce("k", Duration.ofMinutes(1))))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("READ COMMITTED")
+          .hasMessageContaining("REPEATABLE READ");
+      // The transaction goes on, and a start without debounce works in it.
+      long runId = WorkflowSql.start(c, "sql-iso", 2, null).runId();
+      c.commit();
+      assertThat(server.client().get("sql-iso", runId).input().asInt()).isEqualTo(2);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      assertThat(
+              WorkflowSql.start(c, "sql-iso", 3, StartOptions.debounce("k", Duration.ofMinutes(1)))
+                  .created())
+          .isTrue();
+      c.commit();
+    }
+  }
+
+  @Test
+  void aStartInsideASpanMakesTheRunSpanAChildOfIt() throws Exception {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .setIdGenerator(dev.pgworkflows.server.internal.telemetry.Tracing.ID_GENERATOR)
+                    .addSpanProcessor(SimpleSpanProcessor.create(exporter))
+                    .build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
+    TestDatabase db = TestDatabase.fresh();
+    Workflow<String, String> wf =
+        Workflow.define("sql-traced", String.class, String.class)
+            .run((ctx, in) -> ctx.step().run("shout", String.class, in::toUpperCase));
+    try (QueueServer qs =
+            QueueServer.start(
+                ServerConfig.from(Map.of("WORKFLOWS_PORT", "0"))
+                    .withDatabase(db.jdbcUrl(), db.user(), db.password()),
+                otel);
+        Connection c = db.connect()) {
+      Span caller = otel.getTracer("test").spanBuilder("signup").startSpan();
+      Worker worker =
+          wf.serve(
+              WorkerOptions.url("http://localhost:" + qs.port())
+                  .pollWait(Duration.ofSeconds(1))
+                  .openTelemetry(otel));
+      try {
+        long runId;
+        Scope scope = caller.makeCurrent();
+        try {
+          runId = WorkflowSql.start(c, wf, "ada", null).runId();
+        } finally {
+          scope.close();
+          caller.end();
+        }
+        // Outside a span: no trace identity, as a start through the route without one.
+        long untraced = WorkflowSql.start(c, wf, "bob", null).runId();
+        WorkflowClient client = WorkflowClient.connect("http://localhost:" + qs.port());
+        assertThat(client.awaitResult(wf.name(), runId, String.class, Duration.ofSeconds(30)))
+            .isEqualTo("ADA");
+        assertThat(
+                count(
+                    c,
+                    "SELECT count(*) FROM queue.workflow_run WHERE trace_context IS NULL AND run_id = "
+                        + untraced))
+            .isEqualTo(1);
+        Awaitility.await()
+            .atMost(10, TimeUnit.SECONDS)
+            .until(
+                () ->
+                    exporter.getFinishedSpanItems().stream()
+                        .anyMatch(
+                            s ->
+                                s.getName().equals("workflow.run")
+                                    && s.getTraceId()
+                                        .equals(caller.getSpanContext().getTraceId())));
+        SpanData run =
+            exporter.getFinishedSpanItems().stream()
+                .filter(
+                    s ->
+                        s.getName().equals("workflow.run")
+                            && s.getTraceId().equals(caller.getSpanContext().getTraceId()))
+                .findFirst()
+                .orElseThrow();
+        assertThat(run.getParentSpanId()).isEqualTo(caller.getSpanContext().getSpanId());
+        assertThat(exporter.getFinishedSpanItems())
+            .as("the worker's step span is a child of the run span")
+            .anyMatch(
+                s ->
+                    s.getName().equals("workflow.step")
+                        && s.getParentSpanId().equals(run.getSpanId())
+                        && s.getTraceId().equals(run.getTraceId()));
+      } finally {
+        worker.close();
+      }
+    } finally {
+      otel.close();
     }
   }
 
@@ -216,6 +449,7 @@ class WorkflowSqlTest {
       // The run has ended: refused as the route refuses it, and nothing stored.
       assertThatThrownBy(() -> WorkflowSql.signal(c, "sql-signal", runId, "paid", null))
           .isInstanceOf(ApiException.class)
+          .hasMessage("run " + runId + " has ended: completed")
           .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(409));
       c.commit();
       assertThat(server.client().signals("sql-signal", runId)).hasSize(1);
@@ -241,36 +475,6 @@ class WorkflowSqlTest {
   }
 
   @Test
-  void aDatabaseAtAnotherSchemaVersionIsNamedWithBothVersions() throws Exception {
-    TestDatabase other = TestDatabase.fresh();
-    int newer = SchemaVersion.EXPECTED + 1;
-    try (Connection c = other.connect()) {
-      exec(
-          c,
-          "INSERT INTO queue.schema_version (version, file_name, checksum)"
-              + " VALUES ("
-              + newer
-              + ", 'V999__future.sql', 'x')");
-      c.setAutoCommit(false);
-      assertThatThrownBy(() -> WorkflowSql.start(c, "sql-future", "x", null))
-          .isInstanceOf(QueueSchemaException.class)
-          .hasMessageContaining("version " + newer)
-          .hasMessageContaining("built for version " + SchemaVersion.EXPECTED);
-      assertThat(count(c, "SELECT count(*) FROM queue.workflow_run")).isZero();
-      c.commit();
-    }
-  }
-
-  @Test
-  void theSdkExpectsTheSchemaVersionOfTheMigrationsItShipsWith() throws Exception {
-    assertThat(SchemaVersion.EXPECTED).isEqualTo(Migrations.latestVersion());
-    try (Connection c = server.database().connect()) {
-      assertThat(count(c, "SELECT max(version) FROM queue.schema_version"))
-          .isEqualTo(SchemaVersion.EXPECTED);
-    }
-  }
-
-  @Test
   void badArgumentsAreRefusedByNameAndChangeNothing() throws Exception {
     try (Connection c = server.database().connect()) {
       assertThatThrownBy(() -> WorkflowSql.start(null, "sql-bad", "x", null))
@@ -286,7 +490,8 @@ class WorkflowSqlTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("workflow name \"Bad Name\"");
       assertThatThrownBy(
-              () -> WorkflowSql.start(c, "sql-bad", "x", StartOptions.NONE.withRetentionDays(400)))
+              () ->
+                  WorkflowSql.start(c, "sql-bad", "x", StartOptions.NONE.withRetentionDays(40000)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("retentionDays");
       assertThatThrownBy(
@@ -310,7 +515,7 @@ class WorkflowSqlTest {
           .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(404));
 
       // A field only the database can judge (a deadline before the run is due) comes back as
-      // IllegalArgumentException naming it; the transaction is then aborted and rolled back.
+      // IllegalArgumentException naming it.
       c.setAutoCommit(false);
       assertThatThrownBy(
               () ->

@@ -25,9 +25,22 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }</pre>
  */
 public final class LiveServer implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
-  private final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
+  private final ServerOnFreshDatabase server;
   private final List<Worker> workers = new CopyOnWriteArrayList<>();
   private WorkflowClient client;
+
+  public LiveServer() {
+    this(ServerOnFreshDatabase.start());
+  }
+
+  private LiveServer(ServerOnFreshDatabase server) {
+    this.server = server;
+  }
+
+  /** A server with one environment variable set, e.g. {@code WORKFLOWS_MAX_RETENTION_DAYS}. */
+  public static LiveServer with(String name, String value) {
+    return new LiveServer(ServerOnFreshDatabase.with(name, value));
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) {

@@ -11,40 +11,90 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Set;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Checks that a connection's database holds the {@code queue} schema at the version this SDK was
- * built for: the last migration of {@code sql/schema/index.txt}, copied into the jar at build time.
- * A database found right is remembered by URL and user, so each one costs two small queries once
- * per JVM; a wrong one is asked again next time (a server may have migrated it meanwhile).
+ * built for (the last migration of {@code sql/schema/index.txt}, copied into the jar at build
+ * time), with the functions it calls at the signatures it calls them with.
+ *
+ * <p>A database found right is remembered for {@link #TTL} by its URL (without query parameters or
+ * user info, which may hold a password) and user, so a server that migrates it meanwhile is noticed
+ * within that time; a database found wrong is asked again on the next call. A check is one query,
+ * which raises no error of its own whether or not the schema is installed.
+ *
+ * <p>Function bodies are not compared: the migrator records their files' checksums ({@code
+ * queue.function_file}), but a body may change at the same schema version without changing what a
+ * caller sends or gets back, and comparing would need every function file in the SDK's jar. The
+ * signatures are what a call depends on, and those are checked.
  */
-public final class SchemaVersion {
+final class SchemaVersion {
   private static final String INDEX = "schema/index.txt";
   private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.*\\.sql");
 
   /** The version this SDK's calls were written against. */
-  public static final int EXPECTED = readExpected();
+  static final int EXPECTED = readExpected();
 
-  private static final Set<String> checked = ConcurrentHashMap.newKeySet();
+  /** How long a database found right is trusted before it is asked again. */
+  static final Duration TTL = Duration.ofSeconds(60);
+
+  /** The functions the SDK calls, by the signatures it calls them with. */
+  static final String[] FUNCTIONS = {
+    "queue.workflow_start(text,jsonb,integer,text,integer,integer,text,jsonb)",
+    "queue.workflow_signal(bigint,text,jsonb,text)"
+  };
+
+  /**
+   * The database's version (0 without the schema; the table is looked up first and read only when
+   * it exists, through query_to_xml, so a missing one raises nothing; the number is read from its
+   * text, which needs no XML support in the server) and the first function of {@link #FUNCTIONS} it
+   * lacks (null: none).
+   */
+  private static final String CHECK =
+      "SELECT CASE WHEN to_regclass('queue.schema_version') IS NULL THEN 0 ELSE"
+          + " substring(query_to_xml("
+          + "'SELECT coalesce(max(version), 0) AS v FROM queue.schema_version', false, true,"
+          + " '')::text FROM '<v>([0-9]+)</v>')::int END,"
+          + " (SELECT f FROM unnest(ARRAY['"
+          + String.join("', '", FUNCTIONS)
+          + "']) WITH ORDINALITY u(f, n) WHERE to_regprocedure(f) IS NULL ORDER BY n LIMIT 1)";
+
+  /** The clock of {@link #TTL} in nanoseconds; tests move it. */
+  static volatile LongSupplier clock = System::nanoTime;
+
+  /** When each database (by {@link #key}) was last found right, on {@link #clock}. */
+  private static final Map<String, Long> checkedAt = new ConcurrentHashMap<>();
 
   private SchemaVersion() {}
 
   /**
-   * Returns normally when the database is at {@link #EXPECTED}; throws {@link QueueSchemaException}
-   * otherwise. Reads only, and raises no SQL error, so the caller's transaction stays usable either
-   * way.
+   * Returns normally when the database is at {@link #EXPECTED} with the functions the SDK calls;
+   * throws {@link QueueSchemaException} otherwise.
    */
-  public static void require(Connection c) throws SQLException {
-    String key = c.getMetaData().getURL() + " " + c.getMetaData().getUserName();
-    if (checked.contains(key)) {
+  static void require(Connection c) throws SQLException {
+    String key = key(c);
+    long now = clock.getAsLong();
+    Long at = checkedAt.get(key);
+    if (at != null && now - at < TTL.toNanos()) {
       return;
     }
-    int found = found(c);
+    int found;
+    String missing;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(CHECK)) {
+      if (!rs.next()) {
+        throw new SQLException("the schema version check answered no row");
+      }
+      found = rs.getInt(1);
+      missing = rs.getString(2);
+    }
     if (found == 0) {
+      checkedAt.remove(key);
       throw new QueueSchemaException(
           "the queue schema is not installed in this database; start a pgworkflows server"
               + " against it once (it installs the schema), then try again",
@@ -52,6 +102,7 @@ public final class SchemaVersion {
           0);
     }
     if (found != EXPECTED) {
+      checkedAt.remove(key);
       throw new QueueSchemaException(
           "the queue schema in this database is at version "
               + found
@@ -61,30 +112,43 @@ public final class SchemaVersion {
           EXPECTED,
           found);
     }
-    checked.add(key);
+    if (missing != null) {
+      checkedAt.remove(key);
+      throw new QueueSchemaException(
+          "the queue schema in this database is at version "
+              + found
+              + " but lacks "
+              + missing
+              + ", which this SDK calls; start the server release that matches this SDK against"
+              + " it once",
+          EXPECTED,
+          found);
+    }
+    checkedAt.put(key, now);
   }
 
   /** Forgets every database found right, as after a call that did not find a function. */
-  public static void forget() {
-    checked.clear();
+  static void forget() {
+    checkedAt.clear();
   }
 
-  /** The database's schema version, 0 without the schema (looked up first: no error raised). */
-  private static int found(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      try (ResultSet rs =
-          s.executeQuery("SELECT to_regclass('queue.schema_version') IS NOT NULL")) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          return 0;
-        }
-      }
-      try (ResultSet rs =
-          s.executeQuery("SELECT coalesce(max(version), 0) FROM queue.schema_version")) {
-        rs.next();
-        return rs.getInt(1);
-      }
+  /** The database a connection reaches, without anything of the URL that may hold a secret. */
+  static String key(Connection c) throws SQLException {
+    String url = c.getMetaData().getURL();
+    url = url == null ? "" : url;
+    int query = indexOfAny(url, '?', ';');
+    if (query >= 0) {
+      url = url.substring(0, query);
     }
+    // user:password@ after the scheme's "//", which some drivers accept.
+    url = url.replaceFirst("//[^/@]*@", "//");
+    return url + " " + c.getMetaData().getUserName();
+  }
+
+  private static int indexOfAny(String s, char a, char b) {
+    int i = s.indexOf(a);
+    int j = s.indexOf(b);
+    return i < 0 ? j : j < 0 ? i : Math.min(i, j);
   }
 
   private static int readExpected() {

@@ -46,32 +46,48 @@ public final class SqlSignals {
       throw new IllegalArgumentException("idempotencyKey must be 1 to 255 characters");
     }
     String json = SqlStarts.json(payload);
-    String outcome;
-    long signalId;
     try {
-      SchemaVersion.require(c);
-      try (PreparedStatement ps = c.prepareStatement(SIGNAL)) {
-        ps.setString(1, event);
-        ps.setString(2, json);
-        ps.setString(3, key);
-        ps.setLong(4, runId);
-        ps.setString(5, workflow);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
-          }
-          outcome = rs.getString(1);
-          signalId = rs.getLong(2);
-        }
-      }
+      return CallerTransaction.call(
+          c,
+          () -> {
+            SchemaVersion.require(c);
+            String outcome;
+            long signalId;
+            try (PreparedStatement ps = c.prepareStatement(SIGNAL)) {
+              ps.setString(1, event);
+              ps.setString(2, json);
+              ps.setString(3, key);
+              ps.setLong(4, runId);
+              ps.setString(5, workflow);
+              try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                  throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
+                }
+                outcome = rs.getString(1);
+                signalId = rs.getLong(2);
+              }
+            }
+            return switch (outcome) {
+              case "no such run" ->
+                  throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
+              case "not running" ->
+                  throw new ApiException(409, "run " + runId + " has ended: " + status(c, runId));
+              default -> new WorkflowClient.SignalResult(signalId, outcome);
+            };
+          });
     } catch (SQLException e) {
       throw SqlErrors.translate("signal to run " + runId + " of workflow " + workflow, e);
     }
-    return switch (outcome) {
-      case "no such run" ->
-          throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
-      case "not running" -> throw new ApiException(409, "run " + runId + " has ended");
-      default -> new WorkflowClient.SignalResult(signalId, outcome);
-    };
+  }
+
+  /** The status of a run that has ended, for the refusal's words. */
+  private static String status(Connection c, long runId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT status FROM queue.workflow_run WHERE run_id = ?")) {
+      ps.setLong(1, runId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : "gone";
+      }
+    }
   }
 }

@@ -6,11 +6,15 @@ import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Started;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanId;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A start on the caller's connection: the call {@code POST /v1/workflows/{name}/runs} makes ({@code
@@ -18,15 +22,13 @@ import java.sql.Types;
  */
 public final class SqlStarts {
   /**
-   * The retention ceiling the start function applies by default. The server's own ceiling ({@code
-   * WORKFLOWS_MAX_RETENTION_DAYS}) is its configuration, which the database does not hold, so a
-   * longer retention is refused rather than cut short.
+   * No ceiling is sent: the function then applies the one the servers stored at startup ({@code
+   * WORKFLOWS_MAX_RETENTION_DAYS}), capping a longer retention as the server's routes do.
    */
-  static final int MAX_RETENTION_DAYS = 365;
-
   private static final String START =
       "SELECT run_id, status, created FROM queue.workflow_start(p_name => ?, p_input => ?::jsonb,"
-          + " p_version => ?, p_idempotency_key => ?, p_retention_days => ?, p_timing => ?::jsonb)";
+          + " p_version => ?, p_idempotency_key => ?, p_retention_days => ?,"
+          + " p_trace_context => ?, p_timing => ?::jsonb)";
 
   private SqlStarts() {}
 
@@ -35,38 +37,59 @@ public final class SqlStarts {
       throw new IllegalArgumentException(
           "version must be between 1 and 1000000, got " + o.version());
     }
-    if (o.retentionDays() != null && o.retentionDays() > MAX_RETENTION_DAYS) {
-      throw new IllegalArgumentException(
-          "retentionDays: a start through SQL keeps a run at most "
-              + MAX_RETENTION_DAYS
-              + " days (the server's configured ceiling is not in the database), got "
-              + o.retentionDays());
-    }
     String json = json(input);
     String fields = fields(o);
+    String trace = traceContext();
     try {
-      SchemaVersion.require(c);
-      try (PreparedStatement ps = c.prepareStatement(START)) {
-        ps.setString(1, workflow);
-        ps.setString(2, json);
-        setInt(ps, 3, o.version());
-        ps.setString(4, o.idempotencyKey());
-        setInt(ps, 5, o.retentionDays());
-        ps.setString(6, fields);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          boolean created = rs.getBoolean(3);
-          return new Started(
-              workflow,
-              rs.getLong(1),
-              RunStatus.of(rs.getString(2)),
-              created,
-              o.debounceKey() != null && !created);
-        }
-      }
+      return CallerTransaction.call(
+          c,
+          () -> {
+            SchemaVersion.require(c);
+            if (o.debounceKey() != null) {
+              CallerTransaction.requireReadCommitted(c);
+            }
+            try (PreparedStatement ps = c.prepareStatement(START)) {
+              ps.setString(1, workflow);
+              ps.setString(2, json);
+              setInt(ps, 3, o.version());
+              ps.setString(4, o.idempotencyKey());
+              setInt(ps, 5, o.retentionDays());
+              ps.setString(6, trace);
+              ps.setString(7, fields);
+              try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                  throw new SQLException("queue.workflow_start answered no row");
+                }
+                boolean created = rs.getBoolean(3);
+                return new Started(
+                    workflow,
+                    rs.getLong(1),
+                    RunStatus.of(rs.getString(2)),
+                    created,
+                    o.debounceKey() != null && !created);
+              }
+            }
+          });
     } catch (SQLException e) {
       throw SqlErrors.translate("start of workflow " + workflow, e);
     }
+  }
+
+  /**
+   * The run's trace identity when the caller is inside a valid span, as the server's start route
+   * records it ({@code <trace id>-<run span id>-<parent span id>}): the run span, which the server
+   * emits when the run ends, is then a child of the caller's span, in its trace.
+   */
+  static String traceContext() {
+    SpanContext caller = Span.current().getSpanContext();
+    if (!caller.isValid()) {
+      return null;
+    }
+    long id;
+    do {
+      id = ThreadLocalRandom.current().nextLong();
+    } while (id == 0);
+    return caller.getTraceId() + "-" + SpanId.fromLong(id) + "-" + caller.getSpanId();
   }
 
   /** The input as the client sends it: the SDK's mapper, JSON null for none. */
