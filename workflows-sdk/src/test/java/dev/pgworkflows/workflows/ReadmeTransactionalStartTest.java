@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -96,7 +97,8 @@ class ReadmeTransactionalStartTest {
    * test's database, registered before PostgreSQL's own so that only it answers that URL.
    */
   @Test
-  void theJavaExampleStartsOneRunWithTheRowAndItsKeyGivesItBackOnASecondRun() throws Exception {
+  void theJavaExampleStartsOneRunWithTheRowAndItsKeyGivesItBackOnASecondRun(@TempDir Path dir)
+      throws Exception {
     TestDatabase db = TestDatabase.fresh();
     try (Connection c = db.connect();
         Statement s = c.createStatement()) {
@@ -104,7 +106,6 @@ class ReadmeTransactionalStartTest {
     }
     String example = block("```java");
     assertThat(example).contains("WorkflowSql.start(");
-    Path dir = Files.createTempDirectory("readme-java-");
     Files.createDirectories(dir.resolve(".workflows"));
     Files.writeString(dir.resolve(".workflows/pg-password"), "not-this-one\n");
     Path script = dir.resolve("example.jsh");
