@@ -15,6 +15,7 @@ import java.util.function.BooleanSupplier;
  * @param tracer where step spans go
  * @param clock wall-clock time: when a step started, when a sleep or wait ends
  * @param hook test observation points around completions ({@link CompletionHook#NONE})
+ * @param counters what the worker counts as its steps run ({@link WorkerCounters#NONE})
  */
 public record RunEnvironment(
     ScheduledExecutorService heartbeats,
@@ -22,4 +23,17 @@ public record RunEnvironment(
     BooleanSupplier stopping,
     Tracer tracer,
     InstantSource clock,
-    CompletionHook hook) {}
+    CompletionHook hook,
+    WorkerCounters counters) {
+
+  /** Without counts (a replay no worker reports on). */
+  public RunEnvironment(
+      ScheduledExecutorService heartbeats,
+      Duration leaseDuration,
+      BooleanSupplier stopping,
+      Tracer tracer,
+      InstantSource clock,
+      CompletionHook hook) {
+    this(heartbeats, leaseDuration, stopping, tracer, clock, hook, WorkerCounters.NONE);
+  }
+}
