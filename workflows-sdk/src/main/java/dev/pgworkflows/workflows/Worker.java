@@ -8,6 +8,9 @@ public interface Worker extends AutoCloseable {
   /** Runs being handled right now. */
   int inFlight();
 
+  /** What the worker has done since it started, read now (for a metrics library to publish). */
+  WorkerMetrics metrics();
+
   @Override
   void close();
 }

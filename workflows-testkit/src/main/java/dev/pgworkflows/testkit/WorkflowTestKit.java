@@ -119,6 +119,28 @@ public final class WorkflowTestKit implements AutoCloseable {
     return tokens.get(role);
   }
 
+  /**
+   * The server's database, for an application's own connections beside the server's (its tables,
+   * and runs started in its own transactions): the embedded PostgreSQL's superuser and password.
+   */
+  public Database database() {
+    try {
+      String password = Files.readString(dataDir.resolve("pg-password")).strip();
+      return new Database(server.jdbcUrl(), "postgres", password);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Where the server's database is and who connects to it, as a DataSource takes them. */
+  public record Database(String jdbcUrl, String user, String password) {
+    /** Without the password, which has no business in a log. */
+    @Override
+    public String toString() {
+      return "Database[jdbcUrl=" + jdbcUrl + ", user=" + user + "]";
+    }
+  }
+
   /** A client as an application has one: it may start, signal and read runs, not cancel them. */
   public WorkflowClient client() {
     return client(Role.CLIENT);

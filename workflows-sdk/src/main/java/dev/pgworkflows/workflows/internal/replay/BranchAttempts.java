@@ -25,16 +25,19 @@ final class BranchAttempts {
   private final CancellationFlag cancellation;
   private final InstantSource clock;
   private final CompletionHook hook;
+  private final WorkerCounters counters;
 
   BranchAttempts(
       StepTracing tracing,
       CancellationFlag cancellation,
       InstantSource clock,
-      CompletionHook hook) {
+      CompletionHook hook,
+      WorkerCounters counters) {
     this.tracing = tracing;
     this.cancellation = cancellation;
     this.clock = clock;
     this.hook = hook;
+    this.counters = counters;
   }
 
   /**
@@ -52,11 +55,13 @@ final class BranchAttempts {
       try {
         Object value = StepTimeout.call(name, branch.code(), branch.retry().timeout());
         JsonNode output = Transport.JSON.valueToTree(value);
+        counters.stepsSucceeded.increment();
         hook.stepReturned(name);
         return new StepRecord(name, "run", output, null, started);
       } catch (Suspend s) {
         return null;
       } catch (Throwable t) {
+        counters.stepsFailed.increment();
         span.recordException(t);
         span.setStatus(StatusCode.ERROR);
         failure = t;

@@ -44,7 +44,8 @@ final class ParallelSteps {
     this.lease = lease;
     this.heartbeat = new Heartbeat(env.heartbeats(), env.leaseDuration());
     this.cancellation = cancellation;
-    this.attempts = new BranchAttempts(tracing, cancellation, env.clock(), env.hook());
+    this.attempts =
+        new BranchAttempts(tracing, cancellation, env.clock(), env.hook(), env.counters());
     this.hook = env.hook();
   }
 

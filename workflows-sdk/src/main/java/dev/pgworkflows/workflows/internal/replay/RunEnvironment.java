@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
  * @param clock wall-clock readings that are journaled (a step's start, {@code ctx.now()}); no
  *     timing is decided by it
  * @param hook test observation points around completions ({@link CompletionHook#NONE})
+ * @param counters what the worker counts as its steps run ({@link WorkerCounters#NONE})
  */
 public record RunEnvironment(
     ScheduledExecutorService heartbeats,
@@ -23,4 +24,17 @@ public record RunEnvironment(
     BooleanSupplier stopping,
     Tracer tracer,
     InstantSource clock,
-    CompletionHook hook) {}
+    CompletionHook hook,
+    WorkerCounters counters) {
+
+  /** Without counts (a replay no worker reports on). */
+  public RunEnvironment(
+      ScheduledExecutorService heartbeats,
+      Duration leaseDuration,
+      BooleanSupplier stopping,
+      Tracer tracer,
+      InstantSource clock,
+      CompletionHook hook) {
+    this(heartbeats, leaseDuration, stopping, tracer, clock, hook, WorkerCounters.NONE);
+  }
+}

@@ -39,6 +39,7 @@ final class StepExecution {
   private final InstantSource clock;
   private final CompletionHook hook;
   private final RunStateMap state;
+  private final WorkerCounters counters;
   private int attempt;
   private volatile boolean inStep;
 
@@ -62,6 +63,7 @@ final class StepExecution {
     this.clock = env.clock();
     this.hook = env.hook();
     this.state = state;
+    this.counters = env.counters();
   }
 
   /** The run's state, whose changes go with the rows this journals. */
@@ -191,6 +193,7 @@ final class StepExecution {
       beat.cancel(false);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
+    (failure == null ? counters.stepsSucceeded : counters.stepsFailed).increment();
     if (failure != null) {
       // A failed attempt's state changes are dropped with it: only a journaled success shows any.
       state.stepFailed();

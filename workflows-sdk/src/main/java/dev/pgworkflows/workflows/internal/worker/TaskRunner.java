@@ -33,6 +33,7 @@ final class TaskRunner<I, O> {
   }
 
   void run(Task task) {
+    env.counters().tasks.increment();
     MDC.put("runId", Long.toString(task.runId()));
     try {
       Replay replay = new Replay(workflow.name(), task, lease(task), env);
@@ -77,16 +78,20 @@ final class TaskRunner<I, O> {
     } catch (NonDeterministicWorkflowException e) {
       log.error("run {} failed: {}", task.runId(), e.getMessage());
       replay.fail(e);
+      env.counters().runsFailed.increment();
       return;
     } catch (Exception e) {
       log.info("run {} failed: {}", task.runId(), e.toString());
       replay.fail(e);
+      env.counters().runsFailed.increment();
       return;
     } catch (StackOverflowError | AssertionError e) {
       replay.fail(e);
+      env.counters().runsFailed.increment();
       return;
     }
     String outcome = replay.finish(output);
+    env.counters().runsCompleted.increment();
     log.debug("run {} completed ({})", task.runId(), outcome);
   }
 }

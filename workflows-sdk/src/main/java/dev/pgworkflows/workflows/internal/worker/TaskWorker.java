@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.Worker;
+import dev.pgworkflows.workflows.WorkerMetrics;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.TakeBack;
@@ -9,6 +10,7 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.CompletionHook;
 import dev.pgworkflows.workflows.internal.replay.RunEnvironment;
 import dev.pgworkflows.workflows.internal.replay.Task;
+import dev.pgworkflows.workflows.internal.replay.WorkerCounters;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +39,7 @@ public final class TaskWorker implements Worker {
   private final CodeSchedules schedules;
   private final CodeConcurrency concurrency;
   private final Thread intake;
+  private final WorkerCounters counters = new WorkerCounters();
   private volatile boolean stopping;
 
   private <I, O> TaskWorker(Definition<I, O> workflow, WorkerOptions options, CompletionHook hook) {
@@ -70,7 +73,8 @@ public final class TaskWorker implements Worker {
             (options.openTelemetry() != null ? options.openTelemetry() : GlobalOpenTelemetry.get())
                 .getTracer("dev.pgworkflows.workflows"),
             options.clock(),
-            hook);
+            hook,
+            counters);
     TaskRunner<I, O> runner = new TaskRunner<>(workflow, transport, completions, env);
     this.runners = new Runners(name, options.concurrency(), slots, runner, () -> stopping);
     Backoff backoff = new Backoff();
@@ -142,6 +146,18 @@ public final class TaskWorker implements Worker {
   @Override
   public int inFlight() {
     return slots.inFlight();
+  }
+
+  @Override
+  public WorkerMetrics metrics() {
+    return new WorkerMetrics(
+        options.concurrency(),
+        slots.inFlight(),
+        counters.tasks.sum(),
+        counters.stepsSucceeded.sum(),
+        counters.stepsFailed.sum(),
+        counters.runsCompleted.sum(),
+        counters.runsFailed.sum());
   }
 
   @Override

@@ -1,0 +1,81 @@
+package dev.pgworkflows.spring;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The {@code pgworkflows.*} properties. Values are checked as they bind, so a bad one stops the
+ * application at startup with a message naming the property.
+ *
+ * @param url the server, an {@code http://} or {@code https://} URL
+ * @param token the bearer token of the {@link dev.pgworkflows.workflows.WorkflowClient} bean
+ *     (scopes {@code start} and {@code read}; {@code admin} to cancel); none for a server without
+ *     tokens
+ * @param worker how this application serves its {@link dev.pgworkflows.workflows.Workflow} beans
+ */
+@ConfigurationProperties("pgworkflows")
+public record PgWorkflowsProperties(
+    @DefaultValue("http://localhost:7700") String url, String token, @DefaultValue Worker worker) {
+
+  public PgWorkflowsProperties {
+    if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
+      throw new IllegalArgumentException(
+          "pgworkflows.url must be an http:// or https:// URL, got " + url);
+    }
+  }
+
+  /**
+   * The workers started for the application's {@link dev.pgworkflows.workflows.Workflow} beans.
+   *
+   * @param enabled whether workers start at all (an application that only starts runs sets false)
+   * @param token the workers' bearer token (scope worker); pgworkflows.token when unset
+   * @param concurrency runs each worker handles at once, 1 to 1000
+   * @param pollWait how long one task stream or long poll lasts, 0 to 30 s; a closing worker may
+   *     wait this long for its poll to return
+   * @param shutdownGracePeriod how long closing waits for steps in flight before it interrupts them
+   * @param versions per workflow name, the versions its worker claims (default: the bean's own)
+   */
+  public record Worker(
+      @DefaultValue("true") boolean enabled,
+      String token,
+      @DefaultValue("16") int concurrency,
+      @DefaultValue("30s") Duration pollWait,
+      @DefaultValue("30s") Duration shutdownGracePeriod,
+      Map<String, List<Integer>> versions) {
+
+    public Worker {
+      if (concurrency < 1 || concurrency > 1000) {
+        throw new IllegalArgumentException(
+            "pgworkflows.worker.concurrency must be 1 to 1000, got " + concurrency);
+      }
+      if (pollWait.isNegative() || pollWait.compareTo(Duration.ofSeconds(30)) > 0) {
+        throw new IllegalArgumentException(
+            "pgworkflows.worker.poll-wait must be 0 to 30 seconds, got " + pollWait);
+      }
+      if (shutdownGracePeriod.isNegative()) {
+        throw new IllegalArgumentException(
+            "pgworkflows.worker.shutdown-grace-period must not be negative, got "
+                + shutdownGracePeriod);
+      }
+      versions = versions == null ? Map.of() : Map.copyOf(versions);
+      versions.forEach(
+          (workflow, list) -> {
+            if (list.isEmpty() || list.stream().anyMatch(v -> v == null || v < 1)) {
+              throw new IllegalArgumentException(
+                  "pgworkflows.worker.versions."
+                      + workflow
+                      + " must list versions of 1 or more, got "
+                      + list);
+            }
+          });
+    }
+
+    /** The token workers send: their own, or the client's. */
+    String tokenOr(String fallback) {
+      return token != null ? token : fallback;
+    }
+  }
+}
