@@ -24,7 +24,8 @@ import org.w3c.dom.Node;
  */
 public class PublishedArtifacts {
   /** Runnable jars, not libraries: nobody's build depends on them. */
-  static final Set<String> APPLICATIONS = Set.of("pgworkflows-cli", "examples", "examples-spring-orders", "bench");
+  static final Set<String> APPLICATIONS =
+      Set.of("pgworkflows-cli", "examples", "examples-spring-orders", "bench");
 
   final List<String> problems = new ArrayList<>();
 
