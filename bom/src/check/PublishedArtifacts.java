@@ -15,10 +15,12 @@ import org.w3c.dom.Node;
 
 /**
  * What a user can depend on, checked after every module before the BOM was built (the bom module
- * runs this in verify; it is the last module for that reason). Every jar module that is not an
- * application is published, and each must have: a jar whose manifest names an Automatic-Module-Name
- * that is the root of every package in it, a sources jar, a javadoc jar, and an entry in the BOM.
- * The BOM lists only pgworkflows' artifacts, at the project's version, and no application.
+ * runs this in verify; its exec-maven-plugin depends on every published library, which is what
+ * makes Maven build them first). Every jar module that is not an application is published, and each
+ * must have: a jar whose manifest names an Automatic-Module-Name that is the root of every package
+ * in it, a sources jar, a javadoc jar, an entry in the BOM and a dependency of the check's plugin.
+ * The other way round, every BOM entry must be a published module of this build: the BOM lists only
+ * pgworkflows' artifacts that exist, at the project's version, and no application.
  *
  * <p>Run by the build as {@code java PublishedArtifacts.java <root> <sourceSkip> <javadocSkip>}.
  */
@@ -48,16 +50,15 @@ public class PublishedArtifacts {
     String groupId = text(parent, "groupId");
     String version = text(parent, "version");
     List<String> modules = texts(child(parent, "modules"), "module");
-    if (modules.isEmpty() || !modules.get(modules.size() - 1).equals("bom")) {
-      problems.add("bom must be the last module in pom.xml: its check reads the others' jars");
-    }
 
     Map<String, String> moduleNames = new LinkedHashMap<>();
     List<String> published = new ArrayList<>();
+    List<String> built = new ArrayList<>();
     for (String module : modules) {
       Path dir = root.resolve(module);
       Element pom = read(dir.resolve("pom.xml"));
       String artifactId = text(pom, "artifactId");
+      built.add(artifactId);
       String packaging = text(pom, "packaging");
       if (packaging != null && !packaging.equals("jar") || APPLICATIONS.contains(artifactId)) {
         continue;
@@ -103,11 +104,41 @@ public class PublishedArtifacts {
       }
       if (APPLICATIONS.contains(artifactId)) {
         problems.add("the BOM lists " + artifactId + ", an application");
+      } else if (!built.contains(artifactId)) {
+        problems.add("the BOM lists " + artifactId + ", which is no module of pom.xml");
+      } else if (!published.contains(artifactId)) {
+        problems.add("the BOM lists " + artifactId + ", which is not a published library");
       }
     }
     for (String artifactId : published) {
       if (!listed.contains(artifactId)) {
         problems.add(artifactId + " is published but bom/pom.xml does not list it");
+      }
+    }
+
+    // What orders the build: the check's plugin depends on each published library.
+    List<String> ordered = new ArrayList<>();
+    for (Element plugin : children(child(child(bom, "build"), "plugins"))) {
+      if ("exec-maven-plugin".equals(text(plugin, "artifactId"))) {
+        for (Element dependency : children(child(plugin, "dependencies"))) {
+          if (groupId.equals(text(dependency, "groupId"))) {
+            ordered.add(text(dependency, "artifactId"));
+          }
+        }
+      }
+    }
+    for (String artifactId : published) {
+      if (!ordered.contains(artifactId)) {
+        problems.add(
+            artifactId
+                + " is published but no dependency of bom/pom.xml's exec-maven-plugin: without"
+                + " one, Maven may build the bom (and run this check) before it");
+      }
+    }
+    for (String artifactId : ordered) {
+      if (!published.contains(artifactId)) {
+        problems.add(
+            "bom/pom.xml's exec-maven-plugin depends on " + artifactId + ", no published library");
       }
     }
     return published;

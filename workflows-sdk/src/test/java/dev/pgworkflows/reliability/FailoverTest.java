@@ -57,150 +57,197 @@ class FailoverTest {
                     int b = ctx.step().run("b", Integer.class, () -> a + 1);
                     return ctx.step().run("c", Integer.class, () -> b + 1);
                   });
-      Worker worker =
+      try (Worker worker =
           wf.serve(
               WorkerOptions.url(server.url())
                   .pollWait(Duration.ofSeconds(2))
-                  .lease(Duration.ofSeconds(5)));
-      api.put("/v1/queues/acked", null);
-      api.put("/v1/queues/waiting", null);
+                  .lease(Duration.ofSeconds(5)))) {
+        api.put("/v1/queues/acked", null);
+        api.put("/v1/queues/waiting", null);
 
-      // Each acknowledgement is filed under the phase its request began in: 0 before the kill,
-      // 1 from the kill until /readyz answers 200 again, 2 after.
-      Map<Long, Integer> runs = new ConcurrentHashMap<>();
-      Map<Long, Integer> messages = new ConcurrentHashMap<>();
-      AtomicLong killedAt = new AtomicLong();
-      AtomicLong firstAckAfterKill = new AtomicLong();
-      AtomicBoolean recovered = new AtomicBoolean();
-      AtomicLong failed = new AtomicLong();
-      Set<String> failures = ConcurrentHashMap.newKeySet();
-      AtomicBoolean producing = new AtomicBoolean(true);
-      Thread producer =
-          new Thread(
-              () -> {
-                for (int i = 0; producing.get(); i++) {
-                  int phase = killedAt.get() == 0 ? 0 : recovered.get() ? 2 : 1;
-                  boolean acked = false;
-                  try {
-                    runs.put(client.start("failover", i).runId(), phase);
-                    acked = true;
-                  } catch (RuntimeException e) {
-                    failures.add(e.getClass().getSimpleName()); // not acknowledged: not counted
-                    failed.incrementAndGet();
-                  }
-                  try {
-                    Api.Response r = api.post("/v1/queues/acked/messages", Map.of("body", i));
-                    if (r.status() == 201) {
-                      messages.put(r.json().get("ids").get(0).asLong(), phase);
-                      acked = true;
-                    } else {
-                      failures.add("HTTP " + r.status());
+        // Each acknowledgement is filed under the phase its request began in: 0 before the kill,
+        // 1 from the kill until /readyz answers 200 again, 2 after.
+        Map<Long, Integer> runs = new ConcurrentHashMap<>();
+        Map<Long, Integer> messages = new ConcurrentHashMap<>();
+        AtomicLong killedAt = new AtomicLong();
+        AtomicLong firstAckAfterKill = new AtomicLong();
+        AtomicBoolean recovered = new AtomicBoolean();
+        AtomicLong failed = new AtomicLong();
+        Set<String> failures = ConcurrentHashMap.newKeySet();
+        AtomicBoolean producing = new AtomicBoolean(true);
+        Thread producer =
+            new Thread(
+                () -> {
+                  for (int i = 0; producing.get(); i++) {
+                    int phase = killedAt.get() == 0 ? 0 : recovered.get() ? 2 : 1;
+                    try {
+                      runs.put(client.start("failover", i).runId(), phase);
+                      if (phase > 0) {
+                        firstAckAfterKill.compareAndSet(0, System.nanoTime());
+                      }
+                    } catch (RuntimeException e) {
+                      failures.add(e.getClass().getSimpleName()); // not acknowledged: not counted
                       failed.incrementAndGet();
                     }
-                  } catch (RuntimeException e) {
-                    failures.add(e.getClass().getSimpleName());
-                    failed.incrementAndGet();
+                    try {
+                      Api.Response r = api.post("/v1/queues/acked/messages", Map.of("body", i));
+                      if (r.status() == 201) {
+                        messages.put(r.json().get("ids").get(0).asLong(), phase);
+                        if (phase > 0) {
+                          firstAckAfterKill.compareAndSet(0, System.nanoTime());
+                        }
+                      } else {
+                        failures.add("HTTP " + r.status());
+                        failed.incrementAndGet();
+                      }
+                    } catch (RuntimeException e) {
+                      failures.add(e.getClass().getSimpleName());
+                      failed.incrementAndGet();
+                    }
+                    sleep(5);
                   }
-                  if (acked && phase > 0) {
-                    firstAckAfterKill.compareAndSet(0, System.nanoTime());
-                  }
-                  sleep(5);
-                }
-              },
-              "producer");
-      producer.start();
-      CompletableFuture<Api.Response> waiting =
-          CompletableFuture.supplyAsync(
-              () -> api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30)));
-      long kill;
-      long noPrimary;
-      long promoted;
-      long ready;
-      try {
-        Thread.sleep(3_000);
+                },
+                "producer");
+        producer.start();
+        CompletableFuture<Api.Response> waiting;
+        AtomicLong wokeAt = new AtomicLong();
+        long receiveIssued;
+        long sent;
+        long kill;
+        long noPrimary;
+        long promoted;
+        long ready;
+        try {
+          Thread.sleep(3_000);
 
-        pg.killPrimary();
-        kill = System.nanoTime();
-        killedAt.set(kill);
-        // No primary for a while, as while failover tooling decides: /readyz says so (once the
-        // pool has waited its connection timeout), and requests fail.
-        assertThat(readyz(api)).isEqualTo(503);
-        noPrimary = System.nanoTime();
-        pg.promoteStandby();
-        promoted = System.nanoTime();
-        Awaitility.await()
-            .atMost(30, TimeUnit.SECONDS)
-            .pollInterval(Duration.ofMillis(50))
-            .until(() -> api.withToken(null).get("/readyz").status() == 200);
-        ready = System.nanoTime();
-        recovered.set(true);
-        Thread.sleep(3_000);
-      } finally {
-        producing.set(false);
-        producer.join();
-      }
-
-      // The LISTEN connection follows the new primary: it is there, listening.
-      Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> listenerOn(pg.standbyJdbcUrl()));
-      api.post("/v1/queues/waiting/messages", Map.of("body", "after the failover"));
-      Api.Response woke = waiting.get(30, TimeUnit.SECONDS);
-      assertThat(woke.status()).isEqualTo(200);
-      assertThat(woke.json().get("messages")).hasSize(1);
-
-      // What a client sees meanwhile: the SDK's ServerUnavailableException for a start, a 503
-      // problem for a send; never a 500 or an answer from a standby.
-      assertThat(failures).containsOnly("ServerUnavailableException", "HTTP 503");
-      assertThat(count(runs, 0)).as("starts acknowledged before the kill").isPositive();
-      assertThat(count(runs, 1) + count(messages, 1))
-          .as("requests begun during the failover and acknowledged")
-          .isPositive();
-      assertThat(count(runs, 2)).as("starts acknowledged after the failover").isPositive();
-      Awaitility.await()
-          .atMost(60, TimeUnit.SECONDS)
-          .pollInterval(Duration.ofMillis(500))
-          .until(
-              () ->
-                  runs.keySet().stream()
-                      .allMatch(id -> client.get("failover", id).status() == RunStatus.COMPLETED));
-      for (long id : runs.keySet()) {
-        List<StepInfo> steps = client.steps("failover", id);
-        assertThat(steps).extracting(StepInfo::name).containsExactly("a", "b", "c");
-      }
-      worker.close();
-
-      Set<Long> found = new HashSet<>();
-      while (true) {
-        var got =
-            api.post("/v1/queues/acked/messages/receive", Map.of("max", 100))
-                .json()
-                .get("messages");
-        if (got.isEmpty()) {
-          break;
+          // A poll waiting across the failover (30 s, the most a receive waits), begun just before
+          // the kill so that its wait covers the outage and the send after it.
+          receiveIssued = System.nanoTime();
+          waiting =
+              CompletableFuture.supplyAsync(
+                  () -> {
+                    Api.Response r =
+                        api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30));
+                    wokeAt.set(System.nanoTime());
+                    return r;
+                  });
+          // Its first attempt (one short query) done, it waits holding no connection; a kill during
+          // that query would answer it 503 instead.
+          Thread.sleep(1_000);
+          pg.killPrimary();
+          kill = System.nanoTime();
+          killedAt.set(kill);
+          // No primary for a while, as while failover tooling decides: /readyz says so (once the
+          // pool has waited its connection timeout), and requests fail.
+          assertThat(readyz(api)).isEqualTo(503);
+          noPrimary = System.nanoTime();
+          pg.promoteStandby();
+          promoted = System.nanoTime();
+          Awaitility.await()
+              .atMost(30, TimeUnit.SECONDS)
+              .pollInterval(Duration.ofMillis(50))
+              .until(() -> api.withToken(null).get("/readyz").status() == 200);
+          ready = System.nanoTime();
+          recovered.set(true);
+          // The LISTEN connection follows the new primary: it is there, listening; a send now
+          // wakes the poll waiting since before the kill.
+          Awaitility.await()
+              .atMost(15, TimeUnit.SECONDS)
+              .until(() -> listenerOn(pg.standbyJdbcUrl()));
+          assertThat(
+                  api.post("/v1/queues/waiting/messages", Map.of("body", "after the failover"))
+                      .status())
+              .isEqualTo(201);
+          sent = System.nanoTime();
+          Thread.sleep(3_000);
+        } finally {
+          producing.set(false);
+          producer.join();
         }
-        got.forEach(m -> found.add(m.get("id").asLong()));
-      }
-      assertThat(found).containsAll(messages.keySet());
-      assertThat(readyz(api)).isEqualTo(200);
 
-      System.out.printf(
-          "failover: /readyz 503 %d ms after the kill; promoted %d ms after the kill in %d ms;"
-              + " first acknowledged request %d ms after the promotion (%d ms after the kill),"
-              + " /readyz 200 after %d ms;"
-              + " %d requests failed; acknowledged starts %d/%d/%d and sends %d/%d/%d"
-              + " (before/during/after), lost 0%n",
-          ms(noPrimary - kill),
-          ms(noPrimary - kill),
-          ms(promoted - noPrimary),
-          ms(firstAckAfterKill.get() - promoted),
-          ms(firstAckAfterKill.get() - kill),
-          ms(ready - promoted),
-          failed.get(),
-          count(runs, 0),
-          count(runs, 1),
-          count(runs, 2),
-          count(messages, 0),
-          count(messages, 1),
-          count(messages, 2));
+        Api.Response woke;
+        try {
+          woke = waiting.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          throw new AssertionError(
+              "the poll begun "
+                  + ms(kill - receiveIssued)
+                  + " ms before the kill had not answered "
+                  + ms(System.nanoTime() - receiveIssued)
+                  + " ms after it began (the send was "
+                  + ms(sent - receiveIssued)
+                  + " ms after it began)",
+              e);
+        }
+        assertThat(woke.status())
+            .as(
+                "the poll began %d ms before the kill and answered after %d ms: %s",
+                ms(kill - receiveIssued), ms(wokeAt.get() - receiveIssued), woke.body())
+            .isEqualTo(200);
+        assertThat(woke.json().get("messages"))
+            .as(
+                "the poll began %d ms before the kill and answered after %d ms; the send was %d ms"
+                    + " after it began, and a poll waits 30 s at most",
+                ms(kill - receiveIssued),
+                ms(wokeAt.get() - receiveIssued),
+                ms(sent - receiveIssued))
+            .hasSize(1);
+
+        // What a client sees meanwhile: the SDK's ServerUnavailableException for a start, a 503
+        // problem for a send; never a 500 or an answer from a standby.
+        assertThat(failures).containsOnly("ServerUnavailableException", "HTTP 503");
+        assertThat(count(runs, 0)).as("starts acknowledged before the kill").isPositive();
+        assertThat(count(runs, 2)).as("starts acknowledged after the failover").isPositive();
+        Awaitility.await()
+            .atMost(60, TimeUnit.SECONDS)
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () ->
+                    runs.keySet().stream()
+                        .allMatch(
+                            id -> client.get("failover", id).status() == RunStatus.COMPLETED));
+        for (long id : runs.keySet()) {
+          List<StepInfo> steps = client.steps("failover", id);
+          assertThat(steps).extracting(StepInfo::name).containsExactly("a", "b", "c");
+        }
+        // Every run finished: nothing is left in the worker either.
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> worker.inFlight() == 0);
+        assertThat(worker.inFlight()).isZero();
+
+        Set<Long> found = new HashSet<>();
+        while (true) {
+          var got =
+              api.post("/v1/queues/acked/messages/receive", Map.of("max", 100))
+                  .json()
+                  .get("messages");
+          if (got.isEmpty()) {
+            break;
+          }
+          got.forEach(m -> found.add(m.get("id").asLong()));
+        }
+        assertThat(found).containsAll(messages.keySet());
+        assertThat(readyz(api)).isEqualTo(200);
+
+        System.out.printf(
+            "failover: /readyz 503 %d ms after the kill; promoted %d ms after the kill in %d ms;"
+                + " first acknowledged request %d ms after the promotion (%d ms after the kill),"
+                + " /readyz 200 after %d ms;"
+                + " %d requests failed; acknowledged starts %d/%d/%d and sends %d/%d/%d"
+                + " (before/during/after), lost 0%n",
+            ms(noPrimary - kill),
+            ms(promoted - kill),
+            ms(promoted - noPrimary),
+            ms(firstAckAfterKill.get() - promoted),
+            ms(firstAckAfterKill.get() - kill),
+            ms(ready - promoted),
+            failed.get(),
+            count(runs, 0),
+            count(runs, 1),
+            count(runs, 2),
+            count(messages, 0),
+            count(messages, 1),
+            count(messages, 2));
+      }
     }
   }
 

@@ -19,6 +19,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -58,28 +61,48 @@ final class ReplicatedPostgres implements AutoCloseable {
   /** Starts both servers and returns once the standby streams as the synchronous standby. */
   static ReplicatedPostgres start() throws Exception {
     Path root = Files.createTempDirectory("pgwf-failover");
-    Path primaryDir = root.resolve("primary");
-    // zonky runs initdb (and extracts the binaries); its server is stopped cleanly at once.
-    EmbeddedPostgres zonky =
-        EmbeddedPostgres.builder()
-            .setDataDirectory(primaryDir)
-            .setCleanDataDirectory(false)
-            .start();
-    String binary = postgresBinaryOf(primaryDir);
-    zonky.close();
-    ReplicatedPostgres pg = new ReplicatedPostgres(root, binary, freePort(), freePort());
-    Runtime.getRuntime().addShutdownHook(pg.hook);
+    ReplicatedPostgres pg = null;
+    boolean started = false;
     try {
+      Path primaryDir = root.resolve("primary");
+      // zonky runs initdb (and extracts the binaries); its server is stopped cleanly at once, and
+      // its data directory is copied only once that postmaster has exited.
+      String binary;
+      ProcessHandle zonkyPostmaster;
+      EmbeddedPostgres zonky =
+          EmbeddedPostgres.builder()
+              .setDataDirectory(primaryDir)
+              .setCleanDataDirectory(false)
+              .start();
+      try {
+        zonkyPostmaster = postmasterOf(primaryDir);
+        binary = zonkyPostmaster.info().command().orElseThrow();
+      } finally {
+        zonky.close();
+      }
+      try {
+        zonkyPostmaster.onExit().get(10, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        zonkyPostmaster.destroyForcibly();
+        throw new IllegalStateException("zonky's postmaster did not stop in 10 s", e);
+      }
+      pg = new ReplicatedPostgres(root, binary, freePort(), freePort());
+      Runtime.getRuntime().addShutdownHook(pg.hook);
       pg.makeStandbyBase();
       pg.launch(pg.primary, List.of("synchronous_standby_names=" + STANDBY_NAME));
-      pg.awaitConnectable(pg.primary);
+      pg.awaitConnectable(pg.primary, false);
       pg.launch(pg.standby, List.of());
-      pg.awaitConnectable(pg.standby);
+      pg.awaitConnectable(pg.standby, true);
       pg.awaitSynchronousStandby();
+      started = true;
       return pg;
-    } catch (Exception | Error e) {
-      pg.close();
-      throw e;
+    } finally {
+      // Once started, the caller closes it; a start that failed leaves no process and no files.
+      if (!started && pg != null) {
+        pg.close();
+      } else if (!started) {
+        deleteTree(root);
+      }
     }
   }
 
@@ -97,17 +120,13 @@ final class ReplicatedPostgres implements AutoCloseable {
   }
 
   /**
-   * The primary's host dies: SIGKILL to its postmaster and every backend at once, so no process
-   * gets to write, ship or acknowledge anything more (the kernel resets their connections).
+   * The primary's PostgreSQL crashes: SIGKILL to its postmaster and every backend at once, so no
+   * process gets to write, ship or acknowledge anything more. The host itself stays up, so its
+   * kernel resets their connections at once; a host lost silently (power, network) is a different
+   * case, which this does not reproduce.
    */
   void killPrimary() throws Exception {
-    Process p = primary.process[0];
-    List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
-    all.add(p.toHandle());
-    all.forEach(ProcessHandle::destroyForcibly);
-    for (ProcessHandle h : all) {
-      h.onExit().get();
-    }
+    kill(primary);
   }
 
   /** Promotes the standby and returns once it accepts writes. */
@@ -189,20 +208,29 @@ final class ReplicatedPostgres implements AutoCloseable {
             .start();
   }
 
-  private void awaitConnectable(Node node) throws Exception {
+  /**
+   * Returns once {@code node} answers on its port, and is what it should be: in recovery for the
+   * standby, not for the primary (so the port is not some other server's).
+   */
+  private void awaitConnectable(Node node, boolean inRecovery) throws Exception {
     long deadline = System.currentTimeMillis() + 60_000;
-    while (true) {
-      try (Connection c = connect(node)) {
-        if (c.isValid(5)) {
-          return;
+    SQLException last = null;
+    while (System.currentTimeMillis() < deadline && node.process[0].isAlive()) {
+      try (Connection c = connect(node);
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+        rs.next();
+        if (rs.getBoolean(1) != inRecovery) {
+          throw new IllegalStateException(
+              "port " + node.port + " is not " + node.name + "'s server:\n" + tail(node));
         }
+        return;
       } catch (SQLException e) {
-        if (System.currentTimeMillis() > deadline || !node.process[0].isAlive()) {
-          throw new IllegalStateException(node.name + " did not come up:\n" + tail(node), e);
-        }
-        Thread.sleep(100);
+        last = e;
       }
+      Thread.sleep(100);
     }
+    throw new IllegalStateException(node.name + " did not come up:\n" + tail(node), last);
   }
 
   private void awaitSynchronousStandby() throws Exception {
@@ -245,12 +273,11 @@ final class ReplicatedPostgres implements AutoCloseable {
     }
   }
 
-  /** The postgres binary zonky extracted, read off the postmaster it started on {@code dir}. */
-  private static String postgresBinaryOf(Path dir) {
+  /** The postmaster zonky started on {@code dir}, which names the binary zonky extracted. */
+  private static ProcessHandle postmasterOf(Path dir) {
     return ProcessHandle.allProcesses()
         .filter(p -> p.info().command().orElse("").endsWith("/bin/postgres"))
         .filter(p -> List.of(p.info().arguments().orElse(new String[0])).contains(dir.toString()))
-        .map(p -> p.info().command().orElseThrow())
         .findFirst()
         .orElseThrow(() -> new IllegalStateException("no postmaster for " + dir));
   }
@@ -261,27 +288,62 @@ final class ReplicatedPostgres implements AutoCloseable {
     }
   }
 
-  private void killAll() {
-    for (Node node : List.of(primary, standby)) {
-      Process p = node.process[0];
-      if (p == null) {
-        continue;
+  /**
+   * SIGKILL to the node's postmaster (this JVM's direct child: {@code unshare} execs it) and its
+   * backends, waiting at most 10 s for each to be gone.
+   */
+  private static void kill(Node node) throws InterruptedException, ExecutionException {
+    Process p = node.process[0];
+    if (p == null) {
+      return;
+    }
+    List<ProcessHandle> backends = p.descendants().toList();
+    p.destroyForcibly();
+    backends.forEach(ProcessHandle::destroyForcibly);
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(node.name + "'s postmaster outlived SIGKILL by 10 s");
+    }
+    for (ProcessHandle h : backends) {
+      try {
+        h.onExit().get(10, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        throw new IllegalStateException(node.name + " backend " + h.pid() + " outlived SIGKILL", e);
       }
-      List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
-      all.add(p.toHandle());
-      all.forEach(ProcessHandle::destroyForcibly);
-      all.forEach(h -> h.onExit().join());
+    }
+  }
+
+  private void killAll() {
+    RuntimeException failed = null;
+    for (Node node : List.of(primary, standby)) {
+      try {
+        kill(node);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failed = new IllegalStateException("interrupted while stopping " + node.name, e);
+      } catch (ExecutionException | RuntimeException e) {
+        failed = new IllegalStateException("stopping " + node.name + " failed", e);
+      }
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
   @Override
   public void close() {
-    killAll();
     try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      // the JVM is exiting: the hook has run
+      killAll();
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // the JVM is exiting: the hook has run
+      }
+      deleteTree(root);
     }
+  }
+
+  private static void deleteTree(Path root) {
     try (Stream<Path> files = Files.walk(root)) {
       files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     } catch (IOException e) {

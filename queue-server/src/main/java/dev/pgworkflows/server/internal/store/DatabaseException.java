@@ -28,8 +28,8 @@ public final class DatabaseException extends RuntimeException {
 
   /**
    * The status for an SQLSTATE raised by the SQL functions: 4xx for bad input, 503 when the
-   * database is unreachable, cancelled a statement at its timeout or rolled the transaction back to
-   * break a deadlock, 500 for anything else.
+   * database is unreachable, read-only (a standby, during a failover), cancelled a statement at its
+   * timeout or rolled the transaction back to break a deadlock, 500 for anything else.
    */
   public int status() {
     String state = sqlState() == null ? "" : sqlState();
@@ -59,8 +59,11 @@ public final class DatabaseException extends RuntimeException {
     Throwable cause = getCause();
     // 40xxx: a deadlock or serialization failure rolled the transaction back; trying again works.
     // 57014: the statement ran past WORKFLOWS_DB_STATEMENT_TIMEOUT_MS (a database too busy).
+    // 25006: a read-only transaction, as on a standby that a connection reached during a
+    // failover; the next connection finds the new primary.
     if (state.startsWith("08")
         || state.equals("57014")
+        || state.equals("25006")
         || state.startsWith("40")
         || state.startsWith("57P")
         || state.equals("53300")

@@ -25,6 +25,11 @@ class DatabaseExceptionStatusTest {
   }
 
   @Test
+  void aReadOnlyTransactionDuringAFailoverIsWorthTryingAgain() {
+    assertThat(status("25006")).isEqualTo(503);
+  }
+
+  @Test
   void badInputMissingThingsAndConflictsAreTheCallersAndTheRestIsOurs() {
     assertThat(status("22023")).isEqualTo(400);
     assertThat(status("P0002")).isEqualTo(404);
