@@ -99,8 +99,8 @@ BEGIN
 END $$;
 
 -- Journals a step exactly once and sends the run on (continue inline, sleep, wait, or end) in one
--- transaction; a duplicate only acks. An inline continuation of a paused run or workflow hands the
--- run back (outcome paused).
+-- transaction; a duplicate changes nothing (the run keeps its message and lease). An inline
+-- continuation of a paused run or workflow hands the run back (outcome paused).
 CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_result jsonb, p_lease integer DEFAULT 60, p_state jsonb DEFAULT NULL)
  RETURNS TABLE(outcome text, next_msg_id bigint, next_receipt bigint)
  LANGUAGE plpgsql
@@ -167,7 +167,9 @@ BEGIN
                 CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
-            PERFORM queue.delete(v_queue, p_msg_id);
+            -- Nothing changed yet: the run keeps its message, still leased to this receipt, and
+            -- goes on from its journal (its holder lets the lease run out). An ack here would
+            -- leave current_msg_id naming a message gone, and the run handed out never again.
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
             RETURN;
         END IF;
@@ -285,7 +287,7 @@ BEGIN
                 CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
         ON CONFLICT DO NOTHING;
         IF NOT FOUND THEN
-            PERFORM queue.delete(v_queue, p_msg_id);
+            -- The run keeps its message, as in workflow_complete_step.
             outcome := 'duplicate';
             RETURN NEXT;
             RETURN;
@@ -416,7 +418,13 @@ BEGIN
                     -- A paused run or workflow is handed back by the general path.
                     WHEN j.next = '{"inline": true}'::jsonb AND j.result IS NULL
                          AND r.paused_at IS NULL AND NOT v_paused THEN 'inline'
-                    WHEN j.next IS NULL AND j.result IS NOT NULL THEN 'finish'
+                    -- A step journaled already goes the general way too: a finish acks
+                    -- before it journals, and a duplicate must leave the run its message.
+                    WHEN j.next IS NULL AND j.result IS NOT NULL
+                         AND (j.step_name IS NULL
+                              OR NOT EXISTS (SELECT 1 FROM queue.workflow_step s
+                                              WHERE s.run_id = j.run_id AND s.step_name = j.step_name))
+                         THEN 'finish'
                     ELSE 'slow' END AS cls
           FROM j LEFT JOIN r ON r.run_id = j.run_id)
     SELECT array_agg(ROW(k.ord, k.run_id, k.msg_id, k.receipt, k.step_name, k.step_kind, k.output,

@@ -67,6 +67,7 @@ class QueueFollowsItsModelTest {
 
   @Property
   @AddLifecycleHook(SeedInFailure.class)
+  @AddLifecycleHook(SeedFromCommandLine.class)
   void queuesKeepTheirPromisesUnderAnyInterleaving(
       @ForAll("queueActions") ActionChain<QueuesAgainstModel> chain) throws SQLException {
     ModelRuns.withinBudget(propertyStarted);

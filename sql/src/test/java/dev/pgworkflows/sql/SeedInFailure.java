@@ -23,9 +23,9 @@ public final class SeedInFailure implements AroundPropertyHook {
         new AssertionError(
             "seed "
                 + seed
-                + " (run again with @Property(seed = \""
+                + " (run again with -Dmodel.seed="
                 + seed
-                + "\"), see README, \"Property tests\")\n"
+                + ", see README, \"Property tests\")\n"
                 + (cause == null ? "" : cause.getMessage()),
             cause);
     return result.mapToFailed(failure);

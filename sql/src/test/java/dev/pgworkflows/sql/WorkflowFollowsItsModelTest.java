@@ -23,9 +23,9 @@ import net.jqwik.api.state.Transformer;
 /**
  * Random interleavings of starts, polls, completions, retries, signals, cancels and sweeps over two
  * connections, checked after every step against {@link WorkflowModel}: idempotent starts, one task
- * per run, stale receipts changing nothing, each step journaled once, signals delivered or
- * buffered, retention. A failure prints the seed and the shrunk sequence of actions (see README,
- * "Property tests").
+ * per run, stale receipts changing nothing, each step journaled once (a repeated step changing
+ * nothing, alone or in a batch), signals delivered or buffered, retention. A failure prints the
+ * seed and the shrunk sequence of actions (see README, "Property tests").
  */
 class WorkflowFollowsItsModelTest {
   private static final List<Connection> connections = new ArrayList<>();
@@ -55,6 +55,7 @@ class WorkflowFollowsItsModelTest {
 
   @Property
   @AddLifecycleHook(SeedInFailure.class)
+  @AddLifecycleHook(SeedFromCommandLine.class)
   void runsKeepTheirPromisesUnderAnyInterleaving(
       @ForAll("workflowActions") ActionChain<WorkflowsAgainstModel> chain) {
     ModelRuns.withinBudget(propertyStarted);
@@ -134,12 +135,22 @@ class WorkflowFollowsItsModelTest {
                     WorkflowsAgainstModel.Next.WAIT_E,
                     WorkflowsAgainstModel.Next.WAIT_F,
                     WorkflowsAgainstModel.Next.COMPLETED,
-                    WorkflowsAgainstModel.Next.FAILED))
+                    WorkflowsAgainstModel.Next.FAILED),
+                // A repeat of the step journaled last, now and then; a batch of one, as often.
+                Arbitraries.of(false, false, true),
+                Arbitraries.of(false, true))
             .as(
-                (c, h, next) ->
+                (c, h, next, repeat, batch) ->
                     Transformer.mutate(
-                        "complete a step of task #" + h + " with " + next + " on connection " + c,
-                        ModelRuns.sql(s -> s.complete(c, h, next))));
+                        (repeat ? "repeat the last step" : "complete a step")
+                            + " of task #"
+                            + h
+                            + " with "
+                            + next
+                            + (batch ? " in a batch" : "")
+                            + " on connection "
+                            + c,
+                        ModelRuns.sql(s -> s.complete(c, h, next, repeat, batch))));
       }
     };
   }

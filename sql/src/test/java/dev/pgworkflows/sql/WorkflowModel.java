@@ -10,10 +10,12 @@ import java.util.TreeMap;
  * The runs of one workflow as the README promises them, in plain collections: a start is idempotent
  * by key; a run has at most one task, due, leased to a worker or (waiting for a signal with no
  * timeout) none; a completion, a retry or a signal acts only through the lease the run's task has
- * now (an older receipt is stale and changes nothing); each step is journaled once; a signal is
- * delivered when it fits the run's wait and buffered otherwise, the first later wait for its event
- * taking it; a cancel ends a running run; the sweep deletes ended runs past their retention.
- * Receipts and message ids are the database's; the model remembers what it was told.
+ * now (an older receipt is stale and changes nothing); each step is journaled once, and a
+ * completion of a step journaled already changes nothing (the run keeps its task, its lease and its
+ * receipt, and goes on from its journal); a signal is delivered when it fits the run's wait and
+ * buffered otherwise, the first later wait for its event taking it; a cancel ends a running run;
+ * the sweep deletes ended runs past their retention. Receipts and message ids are the database's;
+ * the model remembers what it was told.
  */
 final class WorkflowModel {
   enum Status {
@@ -138,6 +140,11 @@ final class WorkflowModel {
         && r.msg == h.msg()
         && r.receipt != null
         && r.receipt == h.receipt();
+  }
+
+  /** Whether {@code r} journaled a step named {@code name}. */
+  boolean journaled(Run r, String name) {
+    return r.journal.stream().anyMatch(s -> s.name().equals(name));
   }
 
   /** A poll handed {@code r}'s task out: counted, leased (or, with lease 0, due again at once). */

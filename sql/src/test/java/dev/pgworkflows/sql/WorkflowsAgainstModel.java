@@ -151,7 +151,12 @@ final class WorkflowsAgainstModel {
     FAILED
   }
 
-  void complete(int conn, int task, Next next) throws SQLException {
+  /**
+   * Completes a step of the {@code task}th task handed out: the run's next step, or with {@code
+   * repeat} the step it journaled last (as a worker's retry after a lost answer, or a body that is
+   * not deterministic, sends it); alone, or with {@code batch} as the one item of a batch.
+   */
+  void complete(int conn, int task, Next next, boolean repeat, boolean batch) throws SQLException {
     model.now++;
     if (model.held.isEmpty()) {
       return; // a shrunk sequence may have dropped the poll that handed this task out
@@ -175,11 +180,20 @@ final class WorkflowsAgainstModel {
           case FAILED -> "{\"status\": \"failed\", \"error\": {\"message\": \"no\"}}";
           default -> null;
         };
-    String stepName = r == null ? "s0" : r.nextStepName();
+    String stepName =
+        r == null
+            ? "s0"
+            : repeat && !r.journal.isEmpty()
+                ? r.journal.get(r.journal.size() - 1).name()
+                : r.nextStepName();
     String sql =
-        "SELECT outcome, next_msg_id FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
-            + " '1'::jsonb, NULL, NULL, ?::jsonb, ?::jsonb, 60)";
-    if (r == null) {
+        batch
+            ? "SELECT outcome, next_msg_id FROM queue.workflow_complete_batch('"
+                + workflow
+                + "', ?::jsonb)"
+            : "SELECT outcome, next_msg_id FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
+                + " '1'::jsonb, NULL, NULL, ?::jsonb, ?::jsonb, 60)";
+    if (r == null && !batch) {
       assertThatThrownBy(() -> call(conn, sql, h, stepName, nextJson, result))
           .as("completing a swept run")
           .isInstanceOf(SQLException.class)
@@ -187,14 +201,28 @@ final class WorkflowsAgainstModel {
           .isEqualTo("P0002");
       return;
     }
-    String[] got = call(conn, sql, h, stepName, nextJson, result);
+    String[] got =
+        batch
+            ? callBatch(conn, sql, h, stepName, nextJson, result)
+            : call(conn, sql, h, stepName, nextJson, result);
     Statistics.label("completions").collect(got[0]);
+    if (r == null) {
+      assertThat(got[0]).as("a batch completing a swept run").isEqualTo("not_found");
+      return;
+    }
     if (r.status != Status.running) {
       assertThat(got[0]).as("completion for ended run %d", r.id).isEqualTo("not_running");
       return;
     }
     if (!model.holds(r, h)) {
       assertThat(got[0]).as("completion with a stale receipt %s", h).isEqualTo("stale");
+      return;
+    }
+    if (model.journaled(r, stepName)) {
+      // A step journaled already changes nothing: the run keeps its task, lease and receipt.
+      assertThat(got[0])
+          .as("completion of run %d's journaled step %s", r.id, stepName)
+          .isEqualTo("duplicate");
       return;
     }
     assertThat(got[0]).as("completion of run %d", r.id).isEqualTo("ok");
@@ -493,6 +521,29 @@ final class WorkflowsAgainstModel {
       ps.setString(4, step);
       ps.setString(5, next);
       ps.setString(6, result);
+      ResultSet rs = single(ps);
+      return new String[] {rs.getString(1), rs.getString(2)};
+    }
+  }
+
+  /** A batch of one completion, as {@link #call}: the item's outcome and next message. */
+  private String[] callBatch(int conn, String sql, Held h, String step, String next, String result)
+      throws SQLException {
+    String item =
+        "{\"run_id\": "
+            + h.run()
+            + ", \"msg_id\": "
+            + h.msg()
+            + ", \"receipt\": "
+            + h.receipt()
+            + ", \"step_name\": \""
+            + step
+            + "\", \"step_kind\": \"run\", \"output\": 1"
+            + (next == null ? "" : ", \"next\": " + next)
+            + (result == null ? "" : ", \"result\": " + result)
+            + "}";
+    try (PreparedStatement ps = c(conn).prepareStatement(sql)) {
+      ps.setString(1, "[" + item + "]");
       ResultSet rs = single(ps);
       return new String[] {rs.getString(1), rs.getString(2)};
     }
