@@ -3,6 +3,7 @@ package dev.pgworkflows.spring;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,10 +12,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
@@ -41,8 +44,14 @@ public class PgWorkflowsAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnBooleanProperty(name = "pgworkflows.worker.enabled", matchIfMissing = true)
   public WorkflowWorkers workflowWorkers(
-      PgWorkflowsProperties properties, ObjectProvider<Workflow<?, ?>> workflows) {
-    return new WorkflowWorkers(properties, workflows);
+      PgWorkflowsProperties properties,
+      ObjectProvider<Workflow<?, ?>> workflows,
+      Environment environment) {
+    Duration phaseTimeout =
+        Binder.get(environment)
+            .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+            .orElse(Duration.ofSeconds(30));
+    return new WorkflowWorkers(properties, workflows, phaseTimeout);
   }
 
   /** Health, when the application has Spring Boot's health support. */

@@ -25,6 +25,20 @@ public record PgWorkflowsProperties(
       throw new IllegalArgumentException(
           "pgworkflows.url must be an http:// or https:// URL, got " + url);
     }
+    // An empty value (as an unset environment variable leaves it) means no token.
+    token = token == null || token.isBlank() ? null : token;
+  }
+
+  /** Without the token itself, which a log of the properties must not show. */
+  @Override
+  public String toString() {
+    return "PgWorkflowsProperties[url="
+        + url
+        + ", token="
+        + (token == null ? "none" : "***")
+        + ", worker="
+        + worker
+        + "]";
   }
 
   /**
@@ -36,6 +50,7 @@ public record PgWorkflowsProperties(
    * @param pollWait how long one task stream or long poll lasts, 0 to 30 s; a closing worker may
    *     wait this long for its poll to return
    * @param shutdownGracePeriod how long closing waits for steps in flight before it interrupts them
+   *     (default 20 s, inside Spring's default 30 s shutdown phase timeout)
    * @param versions per workflow name, the versions its worker claims (default: the bean's own)
    */
   public record Worker(
@@ -43,7 +58,7 @@ public record PgWorkflowsProperties(
       String token,
       @DefaultValue("16") int concurrency,
       @DefaultValue("30s") Duration pollWait,
-      @DefaultValue("30s") Duration shutdownGracePeriod,
+      @DefaultValue("20s") Duration shutdownGracePeriod,
       Map<String, List<Integer>> versions) {
 
     public Worker {
@@ -60,6 +75,7 @@ public record PgWorkflowsProperties(
             "pgworkflows.worker.shutdown-grace-period must not be negative, got "
                 + shutdownGracePeriod);
       }
+      token = token == null || token.isBlank() ? null : token;
       versions = versions == null ? Map.of() : Map.copyOf(versions);
       versions.forEach(
           (workflow, list) -> {
@@ -71,6 +87,24 @@ public record PgWorkflowsProperties(
                       + list);
             }
           });
+    }
+
+    /** Without the token itself. */
+    @Override
+    public String toString() {
+      return "Worker[enabled="
+          + enabled
+          + ", token="
+          + (token == null ? "none" : "***")
+          + ", concurrency="
+          + concurrency
+          + ", pollWait="
+          + pollWait
+          + ", shutdownGracePeriod="
+          + shutdownGracePeriod
+          + ", versions="
+          + versions
+          + "]";
     }
 
     /** The token workers send: their own, or the client's. */

@@ -22,7 +22,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>There must be a transaction: without one each call would commit on its own, which is what
  * {@link WorkflowClient} is for, so a call outside one throws {@link
- * IllegalTransactionStateException} and starts nothing.
+ * IllegalTransactionStateException} and starts nothing, as does a call in a read-only transaction
+ * or in one whose transaction manager holds no connection of this DataSource (a transaction on
+ * another resource).
  */
 public final class WorkflowStarter {
   private final DataSource dataSource;
@@ -57,10 +59,22 @@ public final class WorkflowStarter {
               + " needs a transaction to join: call it from a @Transactional method (or use"
               + " WorkflowClient to start on its own)");
     }
+    if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+      throw new IllegalTransactionStateException(
+          what + " writes, but the current transaction is read-only");
+    }
+    if (TransactionSynchronizationManager.getResource(dataSource) == null) {
+      // A transaction on another resource (another DataSource, say) has bound no connection of
+      // this one: DataSourceUtils would hand out a fresh connection whose fate no transaction
+      // manager decides (committed on its own, or closed and so rolled back, silently).
+      throw new IllegalTransactionStateException(
+          what
+              + " needs the current transaction to be on the application's DataSource (a"
+              + " DataSourceTransactionManager or JpaTransactionManager for it)");
+    }
     Connection c = DataSourceUtils.getConnection(dataSource);
     try {
       if (c.getAutoCommit()) {
-        // A transaction on another resource (another DataSource, say) leaves this one on its own.
         throw new IllegalTransactionStateException(
             what
                 + " needs the current transaction to be on the application's DataSource, whose"

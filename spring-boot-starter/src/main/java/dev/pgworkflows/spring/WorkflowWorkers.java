@@ -4,6 +4,7 @@ import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerMetrics;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,24 +21,37 @@ import org.springframework.context.SmartLifecycle;
  * task, steps in flight run to their end (up to {@code pgworkflows.worker.shutdown-grace-period},
  * after which their threads are interrupted and their leases left to expire, so another worker
  * continues them), and each run is handed back at its next step for another worker to continue. A
- * run whose step in flight was its last completes. Spring waits for it within its own shutdown
- * phase timeout ({@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s by default).
+ * run whose step in flight was its last completes.
+ *
+ * <p>The workers close on a thread of their own, so Spring waits for them no longer than its
+ * shutdown phase timeout ({@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s by default) and
+ * then goes on closing the context while they finish. Closing lasts up to the grace period, plus
+ * {@code pgworkflows.worker.poll-wait} for a worker that long-polls (its poll in flight is not
+ * cut); startup warns when that is longer than the phase timeout.
  */
 public final class WorkflowWorkers implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(WorkflowWorkers.class);
 
   private final PgWorkflowsProperties properties;
   private final ObjectProvider<Workflow<?, ?>> workflows;
+  private final Duration phaseTimeout;
 
   /** By workflow name; kept after stop so that their counts can still be read. */
   private volatile Map<String, Worker> workers = Map.of();
 
   private volatile boolean running;
 
+  /**
+   * @param phaseTimeout Spring's {@code spring.lifecycle.timeout-per-shutdown-phase}, against which
+   *     startup checks how long closing may take
+   */
   public WorkflowWorkers(
-      PgWorkflowsProperties properties, ObjectProvider<Workflow<?, ?>> workflows) {
+      PgWorkflowsProperties properties,
+      ObjectProvider<Workflow<?, ?>> workflows,
+      Duration phaseTimeout) {
     this.properties = properties;
     this.workflows = workflows;
+    this.phaseTimeout = phaseTimeout;
   }
 
   @Override
@@ -68,7 +82,9 @@ public final class WorkflowWorkers implements SmartLifecycle {
     Map<String, Worker> started = new LinkedHashMap<>();
     try {
       for (Workflow<?, ?> w : byName.values()) {
-        started.put(w.name(), w.serve(options(w.name())));
+        WorkerOptions options = options(w.name());
+        warnIfClosingOutlastsPhase(w.name(), options);
+        started.put(w.name(), w.serve(options));
       }
     } catch (RuntimeException e) {
       closeAll(started.values());
@@ -97,6 +113,29 @@ public final class WorkflowWorkers implements SmartLifecycle {
     return options;
   }
 
+  /**
+   * Closing waits the grace period for steps in flight and, when long-polling, up to pollWait for
+   * the poll in flight (a stream ends when asked); past Spring's phase timeout the context closes
+   * the data source and web server under steps still running.
+   */
+  private void warnIfClosingOutlastsPhase(String workflow, WorkerOptions options) {
+    Duration closing =
+        options.taskStream()
+            ? options.shutdownTimeout()
+            : options.shutdownTimeout().plus(options.pollWait());
+    if (closing.compareTo(phaseTimeout) > 0) {
+      log.warn(
+          "closing the worker of {} may take {} (shutdown grace period{}), longer than"
+              + " spring.lifecycle.timeout-per-shutdown-phase ({}): Spring will close the"
+              + " context under steps still running; lower"
+              + " pgworkflows.worker.shutdown-grace-period or raise the phase timeout",
+          workflow,
+          closing,
+          options.taskStream() ? "" : " plus poll wait",
+          phaseTimeout);
+    }
+  }
+
   @Override
   public void stop() {
     List<Worker> closing;
@@ -112,8 +151,20 @@ public final class WorkflowWorkers implements SmartLifecycle {
 
   @Override
   public void stop(Runnable callback) {
-    stop();
-    callback.run();
+    // On a thread of its own: Spring bounds its wait for the callback by the phase timeout, but
+    // not a stop() that blocks the thread closing the context.
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                stop();
+              } finally {
+                callback.run();
+              }
+            },
+            "pgworkflows-workers-stop");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Closes the workers side by side, so that their grace periods run at the same time. */

@@ -31,9 +31,31 @@ class PgWorkflowsPropertiesTest {
           assertThat(p.token()).isNull();
           assertThat(p.worker().concurrency()).isEqualTo(16);
           assertThat(p.worker().pollWait()).isEqualTo(Duration.ofSeconds(30));
-          assertThat(p.worker().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+          assertThat(p.worker().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(20));
           assertThat(p.worker().versions()).isEmpty();
         });
+  }
+
+  @Test
+  void emptyTokensMeanNoneAndTokensNeverShowInToString() {
+    runner
+        .withPropertyValues("pgworkflows.token=", "pgworkflows.worker.token=s3cret-worker")
+        .run(
+            ctx -> {
+              PgWorkflowsProperties p = ctx.getBean(PgWorkflowsProperties.class);
+              assertThat(p.token()).isNull();
+              assertThat(p.worker().tokenOr(p.token())).isEqualTo("s3cret-worker");
+              assertThat(p.toString()).doesNotContain("s3cret").contains("token=***");
+            });
+    runner
+        .withPropertyValues("pgworkflows.token=s3cret-client", "pgworkflows.worker.token=")
+        .run(
+            ctx -> {
+              PgWorkflowsProperties p = ctx.getBean(PgWorkflowsProperties.class);
+              assertThat(p.worker().token()).isNull();
+              assertThat(p.worker().tokenOr(p.token())).isEqualTo("s3cret-client");
+              assertThat(p.toString()).doesNotContain("s3cret");
+            });
   }
 
   @Test

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -119,6 +120,56 @@ class WorkflowsStarterTest {
                             return "finished " + in;
                           }));
     }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class StuckStep {
+    static final CountDownLatch entered = new CountDownLatch(1);
+    static final CountDownLatch release = new CountDownLatch(1);
+
+    @Bean
+    Workflow<String, String> stuck() {
+      return Workflow.define("spring-stuck", String.class, String.class)
+          .run(
+              (ctx, in) ->
+                  ctx.step()
+                      .run(
+                          "wait-for-release",
+                          String.class,
+                          () -> {
+                            entered.countDown();
+                            release.await();
+                            return "finished " + in;
+                          }));
+    }
+  }
+
+  @Test
+  void closingTheContextWaitsForTheWorkersNoLongerThanSpringsShutdownPhaseTimeout()
+      throws Exception {
+    WorkflowClient client = kit.client();
+    AtomicReference<ConfigurableApplicationContext> context = new AtomicReference<>();
+    runner(kit)
+        .withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+        .withUserConfiguration(StuckStep.class)
+        .withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=1s")
+        .run(
+            ctx -> {
+              context.set(ctx.getSourceApplicationContext());
+              WorkflowWorkers workers = ctx.getBean(WorkflowWorkers.class);
+              long run = client.start("spring-stuck", "order-8").runId();
+              assertThat(StuckStep.entered.await(30, TimeUnit.SECONDS)).isTrue();
+              long t0 = System.nanoTime();
+              context.get().close();
+              // Spring stopped waiting after its phase timeout; the step still runs.
+              assertThat(Duration.ofNanos(System.nanoTime() - t0))
+                  .isLessThan(Duration.ofSeconds(10));
+              assertThat(workers.metrics("spring-stuck").busySlots()).isEqualTo(1);
+              StuckStep.release.countDown();
+              assertThat(
+                      client.awaitResult("spring-stuck", run, String.class, Duration.ofSeconds(30)))
+                  .isEqualTo("finished order-8");
+            });
   }
 
   @Test

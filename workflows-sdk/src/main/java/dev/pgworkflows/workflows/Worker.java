@@ -8,8 +8,13 @@ public interface Worker extends AutoCloseable {
   /** Runs being handled right now. */
   int inFlight();
 
-  /** What the worker has done since it started, read now (for a metrics library to publish). */
-  WorkerMetrics metrics();
+  /**
+   * What the worker has done since it started, read now (for a metrics library to publish). All
+   * zero unless the implementation counts (the SDK's workers do).
+   */
+  default WorkerMetrics metrics() {
+    return new WorkerMetrics(0, 0, 0, 0, 0, 0, 0);
+  }
 
   @Override
   void close();

@@ -107,6 +107,30 @@ class OrdersApplicationTest {
     assertThat(runsOf("o-3")).hasSize(1);
   }
 
+  /**
+   * A row the application wrote without a run (as an import might): placing that order creates its
+   * run inside the transaction (no run has its key yet), and the refused insert rolls it back.
+   */
+  @Test
+  void aTakenOrderIdRollsBackTheRunItsStartCreated() throws Exception {
+    db.sql(
+            "INSERT INTO shop_order (order_id, item, quantity, status, run_id)"
+                + " VALUES ('o-4', 'tea', 1, 'imported', 0)")
+        .update();
+    HttpResponse<String> placed =
+        post("{\"orderId\": \"o-4\", \"item\": \"coffee\", \"quantity\": 2}");
+    assertThat(placed.statusCode()).isEqualTo(409);
+    assertThat(runsOf("o-4")).isEmpty();
+    assertThat(
+            db.sql(
+                    "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = ?"
+                        + " AND idempotency_key = 'order-o-4'")
+                .param(OrderWorkflow.NAME)
+                .query(Long.class)
+                .single())
+        .isZero();
+  }
+
   @Test
   void healthShowsTheServerUp() throws Exception {
     HttpResponse<String> health = get("/actuator/health");

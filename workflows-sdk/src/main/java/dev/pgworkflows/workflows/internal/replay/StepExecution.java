@@ -193,8 +193,8 @@ final class StepExecution {
       beat.cancel(false);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    (failure == null ? counters.stepsSucceeded : counters.stepsFailed).increment();
     if (failure != null) {
+      counters.stepsFailed.increment();
       // A failed attempt's state changes are dropped with it: only a journaled success shows any.
       state.stepFailed();
       span.recordException(failure);
@@ -225,9 +225,12 @@ final class StepExecution {
     try {
       output = Transport.JSON.valueToTree(value);
     } catch (RuntimeException e) {
+      // A value that cannot be journaled is a failed attempt, as in BranchAttempts.
+      counters.stepsFailed.increment();
       state.stepFailed();
       throw e;
     }
+    counters.stepsSucceeded.increment();
     // Its changes join the view as the step's row is held to be journaled.
     ObjectNode changes = state.stepSucceeded();
     hook.stepReturned(name);

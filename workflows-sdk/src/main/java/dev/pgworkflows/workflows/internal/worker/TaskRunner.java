@@ -77,21 +77,27 @@ final class TaskRunner<I, O> {
       return;
     } catch (NonDeterministicWorkflowException e) {
       log.error("run {} failed: {}", task.runId(), e.getMessage());
-      replay.fail(e);
-      env.counters().runsFailed.increment();
+      countFailed(replay.fail(e));
       return;
     } catch (Exception e) {
       log.info("run {} failed: {}", task.runId(), e.toString());
-      replay.fail(e);
-      env.counters().runsFailed.increment();
+      countFailed(replay.fail(e));
       return;
     } catch (StackOverflowError | AssertionError e) {
-      replay.fail(e);
-      env.counters().runsFailed.increment();
+      countFailed(replay.fail(e));
       return;
     }
     String outcome = replay.finish(output);
-    env.counters().runsCompleted.increment();
+    if ("ok".equals(outcome)) {
+      // Only the server's "ok" ended the run here: stale or not_running means it ended elsewhere.
+      env.counters().runsCompleted.increment();
+    }
     log.debug("run {} completed ({})", task.runId(), outcome);
+  }
+
+  private void countFailed(String outcome) {
+    if ("ok".equals(outcome)) {
+      env.counters().runsFailed.increment();
+    }
   }
 }
