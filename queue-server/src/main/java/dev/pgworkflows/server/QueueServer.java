@@ -293,7 +293,11 @@ public final class QueueServer implements AutoCloseable {
     Metrics metrics = new Metrics(sql, pool, waiters::waiting);
     WorkflowEvents events = metrics;
     Retention retention =
-        new Retention(pool, Duration.ofMillis(config.sweeperIntervalMs()), metrics);
+        new Retention(
+            pool,
+            Duration.ofMillis(config.sweeperIntervalMs()),
+            config.dbStatementTimeoutMs(),
+            metrics);
     closeables.add(retention);
     ScheduleTicker ticker =
         new ScheduleTicker(

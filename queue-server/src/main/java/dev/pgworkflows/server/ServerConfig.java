@@ -27,7 +27,8 @@ import java.util.Optional;
  * @param workerExpiryMs how long a worker not seen stays in the workers listing ({@code
  *     WORKFLOWS_WORKER_EXPIRY_MS}, default 30 s)
  * @param dbStatementTimeoutMs PostgreSQL's {@code statement_timeout} on the pool's connections
- *     ({@code WORKFLOWS_DB_STATEMENT_TIMEOUT_MS}, default 30 s; 0 sets none)
+ *     ({@code WORKFLOWS_DB_STATEMENT_TIMEOUT_MS}, default 30 s; 0 sets none, and then needs a
+ *     socket timeout of 0 too)
  * @param dbSocketTimeoutMs how long a pooled connection waits for the database's answer before it
  *     is abandoned ({@code WORKFLOWS_DB_SOCKET_TIMEOUT_MS}, default 45 s; 0 waits forever): what
  *     bounds a request when the database's host or the network to it stops answering
@@ -89,6 +90,14 @@ public record ServerConfig(
               + ") must be longer than WORKFLOWS_DB_STATEMENT_TIMEOUT_MS ("
               + dbStatementTimeoutMs
               + ")");
+    }
+    // Without a statement timeout a slow statement runs on until the socket gives up and throws
+    // the connection away, the statement perhaps still running in the database.
+    if (dbSocketTimeoutMs > 0 && dbStatementTimeoutMs == 0) {
+      throw new IllegalArgumentException(
+          "WORKFLOWS_DB_STATEMENT_TIMEOUT_MS 0 (none) needs WORKFLOWS_DB_SOCKET_TIMEOUT_MS 0 (none)"
+              + " too, got "
+              + dbSocketTimeoutMs);
     }
     apiTokens = List.copyOf(apiTokens);
     if (bind == null || bind.isBlank()) {

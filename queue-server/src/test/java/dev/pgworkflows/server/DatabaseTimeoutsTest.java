@@ -3,10 +3,15 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.server.internal.db.ConnectionInfo;
+import dev.pgworkflows.server.internal.db.Pool;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,6 +54,28 @@ class DatabaseTimeoutsTest {
   }
 
   @Test
+  void theStatementTimeoutHoldsBesideOptionsOfTheDatabaseUrl() throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    String url =
+        db.jdbcUrl() + (db.jdbcUrl().contains("?") ? "&" : "?") + "options=-c%20work_mem%3D5MB";
+    ConnectionInfo info =
+        ConnectionInfo.parse(url, Optional.of(db.user()), Optional.of(db.password()));
+    try (HikariDataSource pool = Pool.open(info, 2, 1234, 5000);
+        Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      assertThat(setting(s, "statement_timeout")).isEqualTo("1234ms");
+      assertThat(setting(s, "work_mem")).isEqualTo("5MB");
+    }
+  }
+
+  private static String setting(Statement s, String name) throws Exception {
+    try (ResultSet rs = s.executeQuery("SHOW " + name)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  @Test
   void timeoutsThatCannotWorkAreRefusedNamingTheVariable() {
     assertThatThrownBy(() -> ServerConfig.from(Map.of("WORKFLOWS_DB_SOCKET_TIMEOUT_MS", "500")))
         .isInstanceOf(IllegalArgumentException.class)
@@ -63,6 +90,10 @@ class DatabaseTimeoutsTest {
         .hasMessageContaining(
             "WORKFLOWS_DB_SOCKET_TIMEOUT_MS (45000) must be longer than"
                 + " WORKFLOWS_DB_STATEMENT_TIMEOUT_MS (60000)");
+    assertThatThrownBy(() -> ServerConfig.from(Map.of("WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", "0")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "WORKFLOWS_DB_STATEMENT_TIMEOUT_MS 0 (none) needs WORKFLOWS_DB_SOCKET_TIMEOUT_MS 0");
     assertThatThrownBy(() -> ServerConfig.from(Map.of("WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", "-1")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("WORKFLOWS_DB_STATEMENT_TIMEOUT_MS must be between 0 and");

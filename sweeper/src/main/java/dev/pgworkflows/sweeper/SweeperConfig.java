@@ -43,6 +43,10 @@ public record SweeperConfig(
     return new SweeperConfig(d, batchSize, statementTimeout, outboxRetention, deadLetterRetention);
   }
 
+  public SweeperConfig withStatementTimeout(Duration d) {
+    return new SweeperConfig(interval, batchSize, d, outboxRetention, deadLetterRetention);
+  }
+
   public SweeperConfig withBatchSize(int n) {
     return new SweeperConfig(interval, n, statementTimeout, outboxRetention, deadLetterRetention);
   }

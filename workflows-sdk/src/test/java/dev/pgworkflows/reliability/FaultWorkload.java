@@ -31,6 +31,7 @@ final class FaultWorkload implements AutoCloseable {
   private final Set<Long> signalled = ConcurrentHashMap.newKeySet();
   private final AtomicInteger refused = new AtomicInteger();
   private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicBoolean starting = new AtomicBoolean(true);
   private final List<Thread> threads = new ArrayList<>();
 
   FaultWorkload(WorkflowClient client) {
@@ -61,6 +62,9 @@ final class FaultWorkload implements AutoCloseable {
   private int n;
 
   private void startOne() {
+    if (!starting.get()) {
+      return;
+    }
     int i = ++n;
     try {
       started.put(client.start(FaultWorkflow.NAME, i).runId(), i);
@@ -125,14 +129,24 @@ final class FaultWorkload implements AutoCloseable {
    * Stops starting and signalling (signals still owed are sent first) and waits for the threads.
    */
   void stop() throws InterruptedException {
+    starting.set(false);
+    long deadline = System.nanoTime() + STOP_BOUND.toNanos();
     while (!signalled.containsAll(started.keySet())) {
+      assertThat(System.nanoTime())
+          .as("signals still owed after %s", STOP_BOUND)
+          .isLessThan(deadline);
       Thread.sleep(50);
     }
     running.set(false);
     for (Thread t : threads) {
-      t.join();
+      // A request in flight ends within the client's own timeout (30 s).
+      t.join(STOP_BOUND.toMillis());
+      assertThat(t.isAlive()).as("%s still running after %s", t.getName(), STOP_BOUND).isFalse();
     }
   }
+
+  /** How long stopping may take: the signals owed, then the loops' last requests. */
+  private static final Duration STOP_BOUND = Duration.ofSeconds(40);
 
   /**
    * Every acknowledged run completed with the payload of its acknowledged signal, each step

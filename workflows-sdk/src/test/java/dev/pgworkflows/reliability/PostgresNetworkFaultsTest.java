@@ -61,80 +61,94 @@ class PostgresNetworkFaultsTest {
                     "WORKFLOWS_DB_SOCKET_TIMEOUT_MS", "3000"))) {
       Api api = server.api();
       WorkflowClient client = WorkflowClient.connect(server.url());
-      Worker worker = FaultWorkflow.define(log).serve(FaultWorkflow.options(server.url()));
       api.put("/v1/queues/waiting", null);
       try (FaultWorkload load = new FaultWorkload(client)) {
-        Thread.sleep(3_000);
-        long threadsBefore = NetworkFaults.liveThreads();
+        final long threadsBefore;
+        Worker worker = FaultWorkflow.define(log).serve(FaultWorkflow.options(server.url()));
+        try {
+          Thread.sleep(3_000);
+          threadsBefore = NetworkFaults.liveThreads();
 
-        proxy.latency(Duration.ofMillis(30));
-        healAndCheck(figures, "latency 30 ms per chunk", proxy, load, client, 4_000);
-        proxy.bandwidth(50_000);
-        healAndCheck(figures, "bandwidth 50 kB/s", proxy, load, client, 4_000);
-        proxy.reset();
-        healAndCheck(figures, "every connection reset", proxy, load, client, 2_000);
-        proxy.slowClose(Duration.ofSeconds(2));
-        healAndCheck(figures, "FIN delayed 2 s", proxy, load, client, 4_000);
+          proxy.latency(Duration.ofMillis(30));
+          healAndCheck(figures, "latency 30 ms per chunk", proxy, load, client, 4_000);
+          proxy.bandwidth(50_000);
+          healAndCheck(figures, "bandwidth 50 kB/s", proxy, load, client, 4_000);
+          proxy.reset();
+          healAndCheck(figures, "every connection reset", proxy, load, client, 2_000);
+          proxy.slowClose(Duration.ofSeconds(2));
+          healAndCheck(figures, "FIN delayed 2 s", proxy, load, client, 4_000);
 
-        // A poll that waits across the blackhole.
-        CompletableFuture<Api.Response> waiting =
-            CompletableFuture.supplyAsync(
-                () -> api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30)));
-        Thread.sleep(500);
-        long blackholed = System.currentTimeMillis();
-        proxy.blackhole();
-        long t0 = System.nanoTime();
-        Api.Response during = api.get("/v1/workflows/" + FaultWorkflow.NAME + "/runs/1");
-        long answeredMs = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(during.status()).isEqualTo(503);
-        assertThat(during.isProblem()).isTrue();
-        assertThat(answeredMs).isLessThan(REQUEST_BOUND_MS);
-        // The LISTEN connection's check finds the silence out (5 s idle + 5 s to answer), and
-        // /readyz says so.
-        Awaitility.await()
-            .atMost(15, TimeUnit.SECONDS)
-            .until(
-                () ->
-                    listener.events().stream()
-                        .anyMatch(e -> e.getFormattedMessage().contains("did not answer a check")));
-        long lostListenMs =
-            listener.events().stream()
-                    .filter(e -> e.getFormattedMessage().contains("did not answer a check"))
-                    .findFirst()
-                    .orElseThrow()
-                    .getTimeStamp()
-                - blackholed;
-        assertThat(lostListenMs).isLessThan(12_000);
-        Awaitility.await()
-            .atMost(20, TimeUnit.SECONDS)
-            .until(() -> !api.withToken(null).get("/readyz").json().get("listening").asBoolean());
-        proxy.heal();
-        long held = System.currentTimeMillis() - blackholed;
-        Awaitility.await()
-            .atMost(20, TimeUnit.SECONDS)
-            .until(() -> api.withToken(null).get("/readyz").status() == 200);
-        Awaitility.await()
-            .atMost(20, TimeUnit.SECONDS)
-            .until(() -> api.withToken(null).get("/readyz").json().get("listening").asBoolean());
-        api.post("/v1/queues/waiting/messages", Map.of("body", "after healing"));
-        Api.Response woke = waiting.get(20, TimeUnit.SECONDS);
-        assertThat(woke.status()).isEqualTo(200);
-        assertThat(woke.json().get("messages")).hasSize(1);
-        check(
-            figures,
-            "blackhole (a request answered 503 in "
-                + answeredMs
-                + " ms; LISTEN found dead after "
-                + lostListenMs
-                + " ms)",
-            held,
-            load,
-            client);
+          // A poll that waits across the blackhole: its first receive (an empty queue) takes a few
+          // milliseconds, then it waits in Java, holding no connection. A poll whose receive met
+          // the
+          // blackhole would answer 503, which is told apart below.
+          long pollIssued = System.currentTimeMillis();
+          CompletableFuture<Api.Response> waiting =
+              CompletableFuture.supplyAsync(
+                  () -> api.post("/v1/queues/waiting/messages/receive", Map.of("waitSeconds", 30)));
+          Thread.sleep(1_000);
+          assertThat(waiting).as("the poll is waiting").isNotDone();
+          long blackholed = System.currentTimeMillis();
+          proxy.blackhole();
+          long t0 = System.nanoTime();
+          Api.Response during = api.get("/v1/workflows/" + FaultWorkflow.NAME + "/runs/1");
+          long answeredMs = (System.nanoTime() - t0) / 1_000_000;
+          assertThat(during.status()).isEqualTo(503);
+          assertThat(during.isProblem()).isTrue();
+          assertThat(answeredMs).isLessThan(REQUEST_BOUND_MS);
+          // The LISTEN connection's check finds the silence out: at worst 5 s idle (a check that
+          // passed just before the blackhole) + 1 s (the notification wait in hand) + 5 s for the
+          // check to answer = 11 s; 15 s leaves room for a loaded machine. Only failures after the
+          // blackhole count (an earlier phase may have cut the connection too), and /readyz says
+          // so.
+          Awaitility.await()
+              .atMost(20, TimeUnit.SECONDS)
+              .until(() -> lostListenAfter(listener, blackholed) >= 0);
+          long lostListenMs = lostListenAfter(listener, blackholed) - blackholed;
+          assertThat(lostListenMs).isLessThan(15_000);
+          Awaitility.await()
+              .atMost(20, TimeUnit.SECONDS)
+              .until(() -> !api.withToken(null).get("/readyz").json().get("listening").asBoolean());
+          proxy.heal();
+          long held = System.currentTimeMillis() - blackholed;
+          Awaitility.await()
+              .atMost(20, TimeUnit.SECONDS)
+              .until(() -> api.withToken(null).get("/readyz").status() == 200);
+          Awaitility.await()
+              .atMost(20, TimeUnit.SECONDS)
+              .until(() -> api.withToken(null).get("/readyz").json().get("listening").asBoolean());
+          api.post("/v1/queues/waiting/messages", Map.of("body", "after healing"));
+          long sentAfterMs = System.currentTimeMillis() - pollIssued;
+          Api.Response woke = waiting.get(20, TimeUnit.SECONDS);
+          // The awaits above are bounded one by one, and together may outlast the poll's 30 s (the
+          // longest a poll waits): then it answered empty before the send, and says nothing.
+          assertThat(sentAfterMs)
+              .as(
+                  "the send came %d ms after the poll began, past its 30 s wait: the blackhole and"
+                      + " the recovery took too long for the poll to prove it wakes",
+                  sentAfterMs)
+              .isLessThan(29_000);
+          assertThat(woke.status())
+              .as("the poll answered %d: it met the blackhole before it was waiting", woke.status())
+              .isEqualTo(200);
+          assertThat(woke.json().get("messages")).hasSize(1);
+          check(
+              figures,
+              "blackhole (a request answered 503 in "
+                  + answeredMs
+                  + " ms; LISTEN found dead after "
+                  + lostListenMs
+                  + " ms)",
+              held,
+              load,
+              client);
 
-        load.stop();
-        load.awaitFinished(load.acknowledged(), FINISH_BOUND);
-        load.assertNothingLost();
-        worker.close();
+          load.stop();
+          load.awaitFinished(load.acknowledged(), FINISH_BOUND);
+          load.assertNothingLost();
+        } finally {
+          worker.close();
+        }
         assertThat(NetworkFaults.threadsNamed("pg-listener")).isEqualTo(1);
         Awaitility.await()
             .atMost(30, TimeUnit.SECONDS)
@@ -149,6 +163,16 @@ class PostgresNetworkFaultsTest {
             NetworkFaults.liveThreads());
       }
     }
+  }
+
+  /** When the LISTEN connection first failed its check at or after {@code since}; -1 not yet. */
+  private static long lostListenAfter(LogCapture listener, long since) {
+    return listener.events().stream()
+        .filter(e -> e.getTimeStamp() >= since)
+        .filter(e -> e.getFormattedMessage().contains("did not answer a check"))
+        .mapToLong(e -> e.getTimeStamp())
+        .min()
+        .orElse(-1);
   }
 
   /**

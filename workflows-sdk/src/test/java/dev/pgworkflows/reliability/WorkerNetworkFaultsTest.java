@@ -33,6 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class WorkerNetworkFaultsTest {
+  /**
+   * The worker's {@code TaskStream.SILENCE} (package-private there; keep the two equal): a task
+   * stream cut by the blackhole is given up and reopened only after this long without a line. The
+   * blackhole outlasts it by a second, so the workers' streams are surely cut and reopened during
+   * the fault, and the blackhole's window for explaining a rerun reaches this far past the heal as
+   * well, for a stream that went quiet just before the heal.
+   */
+  private static final long TASK_STREAM_SILENCE_MS = 5_000;
 
   @Test
   void faultsBetweenWorkersAndServerLoseNothingAndWorkersComeBackAfterHealing(@TempDir Path dir)
@@ -87,10 +95,10 @@ class WorkerNetworkFaultsTest {
         long blackholed = System.currentTimeMillis();
         phases.add("blackhole " + blackholed);
         proxy.blackhole();
-        Thread.sleep(6_000);
+        Thread.sleep(TASK_STREAM_SILENCE_MS + 1_000);
         proxy.heal();
         long healed = System.currentTimeMillis();
-        disruptions.add(new long[] {blackholed, healed});
+        disruptions.add(new long[] {blackholed, healed + TASK_STREAM_SILENCE_MS});
         PostgresNetworkFaultsTest.check(
             figures, "blackhole (3 leases long)", healed - blackholed, load, client);
 

@@ -23,8 +23,16 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HeartbeatsOverASlowNetworkTest {
 
+  /**
+   * 40 steps of 8 s on a 6 s lease, every chunk delayed 150 ms (a round trip 0.3 to 0.5 s). A
+   * heartbeat goes every 2 s and gives up after 1.8 s, so each of the two beats within a lease has
+   * more than a second to spare. Beats made one after another, as the worker once did, take 40
+   * round trips (12 s and more) to go round all steps: half the leases run out before their beat,
+   * and once the first steps end at 8 s the freed slots take those tasks again.
+   */
   @Test
   void concurrentStepsLongerThanTheLeaseKeepTheirLeasesThroughASlowNetwork() throws Exception {
+    int steps = 40;
     Map<Long, AtomicInteger> executions = new ConcurrentHashMap<>();
     Workflow<Integer, Integer> wf =
         Workflow.define("slow-beats", Integer.class, Integer.class)
@@ -39,30 +47,33 @@ class HeartbeatsOverASlowNetworkTest {
                             executions
                                 .computeIfAbsent(runId, k -> new AtomicInteger())
                                 .incrementAndGet();
-                            Thread.sleep(3_000);
+                            Thread.sleep(8_000);
                             return n;
                           });
                 });
     try (TestServer server = TestServer.start();
         FaultProxy proxy = FaultProxy.to("127.0.0.1", URI.create(server.url()).getPort())) {
-      // Every chunk either way waits 150 ms: a round trip takes about half a second.
+      // Every chunk either way waits 150 ms: a round trip takes 0.3 to 0.5 s.
       proxy.latency(Duration.ofMillis(150));
+      List<Long> runs = new ArrayList<>();
       Worker worker =
           wf.serve(
               WorkerOptions.url("http://127.0.0.1:" + proxy.port())
-                  .lease(Duration.ofSeconds(2))
-                  .concurrency(10)
+                  .lease(Duration.ofSeconds(6))
+                  .concurrency(steps)
                   .pollWait(Duration.ofSeconds(5)));
-      WorkflowClient client = WorkflowClient.connect(server.url());
-      List<Long> runs = new ArrayList<>();
-      for (int i = 0; i < 10; i++) {
-        runs.add(client.start("slow-beats", i).runId());
+      try {
+        WorkflowClient client = WorkflowClient.connect(server.url());
+        for (int i = 0; i < steps; i++) {
+          runs.add(client.start("slow-beats", i).runId());
+        }
+        for (long id : runs) {
+          assertThat(client.awaitResult("slow-beats", id, Integer.class, Duration.ofSeconds(60)))
+              .isNotNull();
+        }
+      } finally {
+        worker.close();
       }
-      for (long id : runs) {
-        assertThat(client.awaitResult("slow-beats", id, Integer.class, Duration.ofSeconds(60)))
-            .isNotNull();
-      }
-      worker.close();
       assertThat(executions.keySet()).containsExactlyInAnyOrderElementsOf(runs);
       assertThat(executions.values()).allMatch(n -> n.get() == 1);
     }

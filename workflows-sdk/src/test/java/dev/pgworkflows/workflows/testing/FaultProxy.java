@@ -209,7 +209,8 @@ public final class FaultProxy implements AutoCloseable {
           }
         }
       } catch (IOException e) {
-        close();
+        // A peer's reset (or a failed write) is passed on as a reset, not as an orderly close.
+        reset();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         close();

@@ -158,6 +158,22 @@ class FaultProxyTest {
   }
 
   @Test
+  void aResetFromUpstreamReachesTheClientAsAResetNotAnOrderlyClose() throws Exception {
+    try (ServerSocket resetting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        FaultProxy toResetting = FaultProxy.to("127.0.0.1", resetting.getLocalPort());
+        Socket s = new Socket("127.0.0.1", toResetting.port())) {
+      s.setSoTimeout(5_000);
+      s.getOutputStream().write(1);
+      try (Socket accepted = resetting.accept()) {
+        assertThat(accepted.getInputStream().read()).isEqualTo(1);
+        accepted.setSoLinger(true, 0);
+      }
+      // Closed with SO_LINGER 0, the upstream sent an RST; an orderly close would read -1 here.
+      assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
+    }
+  }
+
+  @Test
   void slowCloseDelaysTheFinButNotTheBytesBeforeIt() throws IOException {
     try (Socket s = connect()) {
       proxy.slowClose(Duration.ofMillis(800));

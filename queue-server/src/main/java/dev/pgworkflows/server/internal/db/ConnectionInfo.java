@@ -191,8 +191,9 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
   }
 
   /**
-   * A connection outside the pool and its timeouts (for LISTEN, which idles legitimately, and for
-   * migrations, which may rightly run long); opening it is bounded.
+   * A connection outside the pool and its statement timeout (for LISTEN, and for tests); opening it
+   * is bounded, and so is every wait for an answer ({@link #SOCKET_TIMEOUT_S}). The migrator opens
+   * its own connections, without the socket timeout, as a migration may rightly run long.
    */
   public Connection connect(String applicationName) throws SQLException {
     Properties props = new Properties();
@@ -202,6 +203,16 @@ public record ConnectionInfo(String jdbcUrl, Optional<String> user, Optional<Str
     props.setProperty("tcpKeepAlive", "true");
     props.setProperty("connectTimeout", "5");
     props.setProperty("loginTimeout", "10");
+    props.setProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_S));
     return DriverManager.getConnection(jdbcUrl, props);
   }
+
+  /**
+   * How long (seconds) a {@link #connect} connection waits for any answer. Without it a host that
+   * accepts the connection but never answers held the login in a socket read forever ({@code
+   * loginTimeout} only stops waiting for it: the thread stayed, one more per reconnect). A LISTEN
+   * connection idles without waiting on the socket: its notifications are read with waits of their
+   * own, shorter than this, and its health check is a query answered at once.
+   */
+  public static final int SOCKET_TIMEOUT_S = 15;
 }

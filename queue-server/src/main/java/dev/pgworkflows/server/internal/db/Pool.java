@@ -38,8 +38,10 @@ public final class Pool {
       cfg.addDataSourceProperty("socketTimeout", Long.toString((socketTimeoutMs + 999) / 1000));
     }
     if (statementTimeoutMs > 0) {
-      // A startup option rather than a SET, so it holds from the first statement on.
-      cfg.addDataSourceProperty("options", "-c statement_timeout=" + statementTimeoutMs);
+      // A SET run once as each connection is opened, before the pool lends it (one statement per
+      // new connection, none per request). Not the startup parameter "options": pgjdbc lets an
+      // "options" in DATABASE_URL silently replace it, and PgBouncer refuses it outright.
+      cfg.setConnectionInitSql("SET statement_timeout = " + statementTimeoutMs);
     }
     return new HikariDataSource(cfg);
   }

@@ -13,8 +13,18 @@ import javax.sql.DataSource;
 public final class Retention implements AutoCloseable {
   private final Sweeper sweeper;
 
-  public Retention(DataSource pool, Duration interval, Sweeper.Listener listener) {
-    this.sweeper = new Sweeper(pool, SweeperConfig.defaults().withInterval(interval), listener);
+  /**
+   * {@code statementTimeoutMs}: the pool's (0: none). The sweeper's batches are bounded by their
+   * own statement timeout, never longer than the pool's, so the database cancels a slow batch
+   * before the pool's socket timeout (longer than the pool's statement timeout) abandons it.
+   */
+  public Retention(
+      DataSource pool, Duration interval, long statementTimeoutMs, Sweeper.Listener listener) {
+    SweeperConfig config = SweeperConfig.defaults().withInterval(interval);
+    if (statementTimeoutMs > 0 && statementTimeoutMs < config.statementTimeout().toMillis()) {
+      config = config.withStatementTimeout(Duration.ofMillis(statementTimeoutMs));
+    }
+    this.sweeper = new Sweeper(pool, config, listener);
   }
 
   /** Starts sweeping on {@code scheduler}. */
