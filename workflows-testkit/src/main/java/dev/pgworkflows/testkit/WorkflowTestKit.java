@@ -1,9 +1,9 @@
 package dev.pgworkflows.testkit;
 
+import dev.pgworkflows.engine.internal.schedule.Cron;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
-import dev.pgworkflows.server.internal.schedule.Cron;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;

@@ -1,18 +1,18 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.RunEnds;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.ChainStore;
+import dev.pgworkflows.engine.internal.store.RunStore;
+import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.StepRecord;
-import dev.pgworkflows.server.internal.engine.RunEnds;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.ChainStore;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.telemetry.RunTrace;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

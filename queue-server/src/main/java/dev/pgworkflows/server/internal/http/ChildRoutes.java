@@ -1,14 +1,14 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.NewRun;
+import dev.pgworkflows.engine.internal.store.RunStore;
+import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.NewRun;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.telemetry.RunTrace;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

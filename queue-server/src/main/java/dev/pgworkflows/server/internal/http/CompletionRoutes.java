@@ -1,15 +1,15 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.runtime.Completions;
+import dev.pgworkflows.engine.internal.runtime.PollTerms;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.store.StepCompletion;
 import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionAnswers;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.Task;
-import dev.pgworkflows.server.internal.engine.Completions;
-import dev.pgworkflows.server.internal.engine.PollTerms;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.store.StepCompletion;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;

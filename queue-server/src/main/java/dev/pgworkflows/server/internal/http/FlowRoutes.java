@@ -1,13 +1,13 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.runtime.Timers;
+import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
-import dev.pgworkflows.server.internal.engine.Timers;
-import dev.pgworkflows.server.internal.store.FlowStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 

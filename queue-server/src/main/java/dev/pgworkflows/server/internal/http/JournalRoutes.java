@@ -1,9 +1,9 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.store.TaskStore;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.StepRecord;
-import dev.pgworkflows.server.internal.store.TaskStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.HashSet;

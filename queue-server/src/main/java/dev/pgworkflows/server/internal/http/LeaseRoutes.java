@@ -1,13 +1,13 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.runtime.Retries;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.store.TaskStore;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
-import dev.pgworkflows.server.internal.engine.Retries;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.store.TaskStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 

@@ -1,12 +1,12 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.runtime.LongPoll;
+import dev.pgworkflows.engine.internal.runtime.PollTerms;
+import dev.pgworkflows.engine.internal.runtime.TaskPolls;
+import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.protocol.PollRequest;
 import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.protocol.Tasks;
-import dev.pgworkflows.server.internal.engine.LongPoll;
-import dev.pgworkflows.server.internal.engine.PollTerms;
-import dev.pgworkflows.server.internal.engine.TaskPolls;
-import dev.pgworkflows.server.internal.engine.WorkerSightings;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.List;

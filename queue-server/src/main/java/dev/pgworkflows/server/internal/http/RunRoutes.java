@@ -1,17 +1,17 @@
 package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.RunEnds;
+import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.RunStore;
+import dev.pgworkflows.engine.internal.store.StoredRun;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.protocol.Workflows;
-import dev.pgworkflows.server.internal.engine.RunEnds;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.store.StoredRun;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

@@ -2,11 +2,11 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
+import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.StreamWrite;
-import dev.pgworkflows.server.internal.engine.StreamFollowers;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.RunStreamStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;

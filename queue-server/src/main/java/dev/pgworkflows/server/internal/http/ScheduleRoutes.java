@@ -1,13 +1,13 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.schedule.Cron;
+import dev.pgworkflows.engine.internal.store.ScheduleStore;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.ScheduleRequest;
 import dev.pgworkflows.protocol.ScheduleState;
 import dev.pgworkflows.protocol.Schedules;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.schedule.Cron;
-import dev.pgworkflows.server.internal.store.ScheduleStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;

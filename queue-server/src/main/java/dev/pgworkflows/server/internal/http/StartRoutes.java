@@ -1,5 +1,9 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.Starts;
+import dev.pgworkflows.engine.internal.store.NewRun;
+import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchAnswers;
@@ -7,10 +11,6 @@ import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartBatchRequest;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
-import dev.pgworkflows.server.internal.engine.Starts;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.NewRun;
-import dev.pgworkflows.server.internal.telemetry.RunTrace;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

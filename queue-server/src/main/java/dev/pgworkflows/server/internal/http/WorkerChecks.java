@@ -1,6 +1,8 @@
 package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.runtime.PollTerms;
+import dev.pgworkflows.engine.internal.store.StepCompletion;
 import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.Next;
@@ -9,8 +11,6 @@ import dev.pgworkflows.protocol.RunStateLimits;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.protocol.Wait;
-import dev.pgworkflows.server.internal.engine.PollTerms;
-import dev.pgworkflows.server.internal.store.StepCompletion;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.engine.WorkerIdentity;
+import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
 import io.javalin.http.Context;
 
 /**
