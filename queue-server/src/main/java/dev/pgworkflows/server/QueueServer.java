@@ -24,6 +24,7 @@ import dev.pgworkflows.engine.internal.runtime.Timers;
 import dev.pgworkflows.engine.internal.runtime.VersionRegistry;
 import dev.pgworkflows.engine.internal.runtime.Waiters;
 import dev.pgworkflows.engine.internal.runtime.Wakeups;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
 import dev.pgworkflows.engine.internal.store.AuditStore;
@@ -338,33 +339,43 @@ public final class QueueServer implements AutoCloseable {
         new Completions(
             tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);
 
+    FlowStore flowStore = new FlowStore(sql);
+    ChainStore chainStore = new ChainStore(sql, config.maxRetentionDays());
+    WorkerCalls calls =
+        new WorkerCalls(
+            new WorkerCalls.Parts(
+                new TaskPolls(tasks, longPoll, versions),
+                sightings,
+                completions,
+                new Retries(tasks, timers, events, clock),
+                tasks,
+                flowStore,
+                timers,
+                chainStore,
+                runs,
+                runEnds,
+                events,
+                stateWaits::changed));
     StartRoutes startRoutes = new StartRoutes(starts, tracing);
     RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
     OperationsStore operations = new OperationsStore(sql);
     List<Consumer<RoutesConfig>> routes =
         List.of(
             // The worker protocol's and the runs' routes, the busiest, first.
-            new PollRoutes(new TaskPolls(tasks, longPoll, versions), sightings)::register,
+            new PollRoutes(calls)::register,
             new StreamRoutes(streams, versions, sightings)::register,
-            new CompletionRoutes(completions, streams, clock)::register,
-            new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
-            new JournalRoutes(tasks, stateWaits::changed)::register,
-            new ChainRoutes(
-                    new ChainStore(sql, config.maxRetentionDays()),
-                    runs,
-                    runEnds,
-                    events,
-                    streams,
-                    tracing)
-                ::register,
+            new CompletionRoutes(completions, calls, streams, clock)::register,
+            new LeaseRoutes(calls, streams)::register,
+            new JournalRoutes(calls)::register,
+            new ChainRoutes(chainStore, runs, calls, streams, tracing)::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
             new StateRoutes(runs, stateStore, stateWaits)::register,
             new RunControlRoutes(operations, runs)::register,
-            new ChildRoutes(runs, events, tracing)::register,
+            new ChildRoutes(calls, tracing)::register,
             new ScheduleRoutes(new ScheduleStore(sql), clock)::register,
-            new FlowRoutes(new FlowStore(sql), timers)::register,
+            new FlowRoutes(flowStore, calls)::register,
             new HealthRoutes(sql, wakeups::connected)::register,
             new UiRoutes()::register,
             metrics::register,

@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.http;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.store.AuditStore;
 import io.javalin.config.RoutesConfig;

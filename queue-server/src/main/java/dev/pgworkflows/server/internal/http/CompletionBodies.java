@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionBatch;

@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.store.OperationsStore;
 import dev.pgworkflows.engine.internal.store.ParkedView;
 import dev.pgworkflows.protocol.GroupPause;

@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.db.Durability;
 import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.sql.Migrations;

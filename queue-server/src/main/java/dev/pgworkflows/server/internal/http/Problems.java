@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.store.DatabaseException;
 import dev.pgworkflows.protocol.Problem;
 import io.javalin.config.JavalinConfig;

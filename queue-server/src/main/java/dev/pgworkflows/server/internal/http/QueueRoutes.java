@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.store.QueueStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

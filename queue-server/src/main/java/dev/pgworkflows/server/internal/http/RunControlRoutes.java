@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.store.DatabaseException;
 import dev.pgworkflows.engine.internal.store.OperationsStore;

@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import io.javalin.http.Context;
 import java.time.Instant;

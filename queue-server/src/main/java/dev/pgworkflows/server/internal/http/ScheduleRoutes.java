@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.schedule.Cron;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;

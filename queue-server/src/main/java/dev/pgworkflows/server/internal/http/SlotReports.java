@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.runtime.SlotReport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

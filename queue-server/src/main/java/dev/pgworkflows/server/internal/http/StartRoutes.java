@@ -1,5 +1,8 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.FlowChecks;
+import dev.pgworkflows.engine.internal.checks.StartTimings;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.runtime.Starts;
 import dev.pgworkflows.engine.internal.store.NewRun;

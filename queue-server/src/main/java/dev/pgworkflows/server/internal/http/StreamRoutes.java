@@ -1,5 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.WorkerChecks;
 import dev.pgworkflows.engine.internal.runtime.LongPoll;
 import dev.pgworkflows.engine.internal.runtime.SlotReport;
 import dev.pgworkflows.engine.internal.runtime.TaskStream;

@@ -2,6 +2,7 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.store.TopicStore;

@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.store.WorkerStore;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Workers;

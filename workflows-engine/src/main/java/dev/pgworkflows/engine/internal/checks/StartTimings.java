@@ -1,4 +1,4 @@
-package dev.pgworkflows.server.internal.http;
+package dev.pgworkflows.engine.internal.checks;
 
 import dev.pgworkflows.protocol.StartTiming;
 
@@ -7,17 +7,17 @@ import dev.pgworkflows.protocol.StartTiming;
  * other, and their ranges. Bounds that depend on the time (at most a year ahead, a deadline after
  * the run is due) are the SQL function's ({@code workflow_timing}), which names the field too.
  */
-final class StartTimings {
+public final class StartTimings {
   /** A year in milliseconds: the furthest a start may be delayed and the longest deadline. */
-  static final long MAX_MS = 365L * 24 * 3600 * 1000;
+  public static final long MAX_MS = 365L * 24 * 3600 * 1000;
 
   /** A day in milliseconds: the longest debounce window. */
-  static final long MAX_DEBOUNCE_MS = 24L * 3600 * 1000;
+  public static final long MAX_DEBOUNCE_MS = 24L * 3600 * 1000;
 
   private StartTimings() {}
 
   /** The timing if it is well-formed; 400 naming the field otherwise. */
-  static StartTiming check(StartTiming t, String idempotencyKey) {
+  public static StartTiming check(StartTiming t, String idempotencyKey) {
     if (!t.any()) {
       return t;
     }

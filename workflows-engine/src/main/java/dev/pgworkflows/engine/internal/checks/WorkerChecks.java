@@ -1,4 +1,4 @@
-package dev.pgworkflows.server.internal.http;
+package dev.pgworkflows.engine.internal.checks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.engine.internal.runtime.PollTerms;
@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /** The checks of the worker protocol's request fields; each failure a 400 naming the field. */
-final class WorkerChecks {
+public final class WorkerChecks {
   /** The last instant an RFC 3339 date-time can name (four-digit years). */
   private static final Instant LAST_DATE_TIME = Instant.parse("9999-12-31T23:59:59.999999999Z");
 
@@ -31,12 +31,12 @@ final class WorkerChecks {
   private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
 
   /** The most events one wait may take. */
-  static final int MAX_ARMS = 64;
+  public static final int MAX_ARMS = 64;
 
   private WorkerChecks() {}
 
   /** A step name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-". */
-  static String stepName(String field, String name) {
+  public static String stepName(String field, String name) {
     if (name == null || !STEP_NAME.matcher(name).matches()) {
       throw ApiException.badRequest(
           field,
@@ -52,7 +52,7 @@ final class WorkerChecks {
    * #MAX_ARMS} events of which the first or, with {@code all}, every one ends the wait. Whether it
    * has a timeout is {@code next.delayMs}'s business.
    */
-  static void waitFor(String field, Wait wait) {
+  public static void waitFor(String field, Wait wait) {
     stepName(field + ".step", wait.step());
     if ((wait.event() == null) == (wait.arms() == null)) {
       throw ApiException.badRequest(
@@ -91,7 +91,7 @@ final class WorkerChecks {
     }
   }
 
-  static void versions(String field, List<Integer> versions) {
+  public static void versions(String field, List<Integer> versions) {
     if (versions == null || versions.isEmpty() || versions.size() > 16) {
       throw ApiException.badRequest(field, field + " must list 1 to 16 versions this worker runs");
     }
@@ -102,23 +102,23 @@ final class WorkerChecks {
     }
   }
 
-  static int leaseSeconds(String field, Integer value) {
-    return Params.range(field, value, 60, 1, 43200);
+  public static int leaseSeconds(String field, Integer value) {
+    return range(field, value, 60, 1, 43200);
   }
 
   /** A checked {@link Take}: what it takes, as a poll on these terms would; null for none. */
-  static PollTerms take(Take take) {
+  public static PollTerms take(Take take) {
     if (take == null) {
       return null;
     }
     versions("take.versions", take.versions());
     return new PollTerms(
         take.versions(),
-        Params.range("take.max", take.max(), 1, 1, 100),
+        range("take.max", take.max(), 1, 1, 100),
         leaseSeconds("take.leaseSeconds", take.leaseSeconds()));
   }
 
-  static long receipt(String raw) {
+  public static long receipt(String raw) {
     if (raw == null) {
       throw ApiException.badRequest("receipt", "receipt is required");
     }
@@ -129,7 +129,7 @@ final class WorkerChecks {
     }
   }
 
-  static long messageId(Long id) {
+  public static long messageId(Long id) {
     if (id == null) {
       throw ApiException.badRequest("messageId", "messageId is required: a positive integer");
     }
@@ -139,7 +139,7 @@ final class WorkerChecks {
     return id;
   }
 
-  static long delayMs(String field, Long delayMs) {
+  public static long delayMs(String field, Long delayMs) {
     if (delayMs == null || delayMs < 0 || delayMs > MAX_DELAY_MS) {
       throw ApiException.badRequest(field, "delayMs must be between 0 and one year");
     }
@@ -150,7 +150,7 @@ final class WorkerChecks {
    * An error, where given, is an object with a string {@code type} and {@code message} (and, by
    * convention, {@code stack} and {@code step}): what clients show of a failed step or run.
    */
-  static void error(String field, JsonNode error) {
+  public static void error(String field, JsonNode error) {
     if (error == null || error.isNull()) {
       return;
     }
@@ -163,7 +163,7 @@ final class WorkerChecks {
   }
 
   /** The completion a batch item stands for. */
-  static CompleteRequest request(Completion item) {
+  public static CompleteRequest request(Completion item) {
     return new CompleteRequest(
         item.messageId(),
         item.receipt(),
@@ -175,7 +175,7 @@ final class WorkerChecks {
   }
 
   /** A step's run state changes, when it has some: a 400 naming the field at the first misfit. */
-  static void state(String field, JsonNode changes) {
+  public static void state(String field, JsonNode changes) {
     if (changes != null) {
       String problem = RunStateLimits.changesProblem(field, changes);
       if (problem != null) {
@@ -185,7 +185,7 @@ final class WorkerChecks {
   }
 
   /** Checks one completion of run {@code runId}. */
-  static StepCompletion completion(long runId, CompleteRequest req) {
+  public static StepCompletion completion(long runId, CompleteRequest req) {
     long msg = messageId(req.messageId());
     long receipt = receipt(req.receipt());
     if ((req.next() == null) == (req.result() == null)) {
@@ -245,5 +245,16 @@ final class WorkerChecks {
             ? next
             : new Next(next.reason(), next.delayMs(), next.inline(), next.waitFor(), null);
     return new StepCompletion(runId, msg, receipt, step, toApply, r, lease, req.stepSeconds());
+  }
+
+  /**
+   * {@code value}, or {@code dflt} when absent, within lo..hi; a 400 naming the field otherwise.
+   */
+  public static int range(String field, Integer value, int dflt, int lo, int hi) {
+    int v = value == null ? dflt : value;
+    if (v < lo || v > hi) {
+      throw ApiException.badRequest(field, field + " must be between " + lo + " and " + hi);
+    }
+    return v;
   }
 }

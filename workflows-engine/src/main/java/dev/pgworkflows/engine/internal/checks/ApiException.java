@@ -1,4 +1,4 @@
-package dev.pgworkflows.server.internal.http;
+package dev.pgworkflows.engine.internal.checks;
 
 /** A request that cannot be served, with the status and words the client will see. */
 public final class ApiException extends RuntimeException {

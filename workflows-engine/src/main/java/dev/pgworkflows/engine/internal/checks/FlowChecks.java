@@ -1,16 +1,16 @@
-package dev.pgworkflows.server.internal.http;
+package dev.pgworkflows.engine.internal.checks;
 
 /**
  * Checks the flow-control fields of starts and limits before the database does (whose functions in
  * sql/functions/flow_control.sql check them again and name the same fields).
  */
-final class FlowChecks {
-  static final int MAX_PRIORITY = 9;
+public final class FlowChecks {
+  public static final int MAX_PRIORITY = 9;
 
   private FlowChecks() {}
 
   /** A concurrency (or rate-limit) key: 1 to 255 characters; null passes. */
-  static String key(String field, String key) {
+  public static String key(String field, String key) {
     if (key != null && (key.isEmpty() || key.length() > 255)) {
       throw ApiException.badRequest(field, field + " must be 1 to 255 characters");
     }
@@ -18,9 +18,9 @@ final class FlowChecks {
   }
 
   /** A start's priority: 0 to 9; null passes. */
-  static Integer priority(Integer priority) {
+  public static Integer priority(Integer priority) {
     if (priority != null) {
-      Params.range("priority", priority, 0, 0, MAX_PRIORITY);
+      WorkerChecks.range("priority", priority, 0, 0, MAX_PRIORITY);
     }
     return priority;
   }
