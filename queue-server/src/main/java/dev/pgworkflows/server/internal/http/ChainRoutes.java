@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.runtime.RunCalls;
 import dev.pgworkflows.engine.internal.runtime.SlotReport;
 import dev.pgworkflows.engine.internal.runtime.TaskStreams;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
@@ -26,11 +27,18 @@ public final class ChainRoutes {
   private final ChainStore chains;
   private final RunStore runs;
   private final WorkerCalls calls;
+  private final RunCalls runCalls;
   private final TaskStreams streams;
   private final Tracing tracing;
 
   public ChainRoutes(
-      ChainStore chains, RunStore runs, WorkerCalls calls, TaskStreams streams, Tracing tracing) {
+      ChainStore chains,
+      RunStore runs,
+      WorkerCalls calls,
+      RunCalls runCalls,
+      TaskStreams streams,
+      Tracing tracing) {
+    this.runCalls = runCalls;
     this.chains = chains;
     this.runs = runs;
     this.calls = calls;
@@ -70,10 +78,6 @@ public final class ChainRoutes {
 
   /** The chain's last run: the one running while the chain goes on, and its result at the end. */
   private void last(Context ctx) {
-    String name = Params.workflow(ctx);
-    long runId = Params.runId(ctx);
-    runs.get(name, runId)
-        .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
-    JsonBodies.respond(ctx, 200, chains.last(runId));
+    JsonBodies.respond(ctx, 200, runCalls.chainLast(Params.workflow(ctx), Params.runId(ctx)));
   }
 }

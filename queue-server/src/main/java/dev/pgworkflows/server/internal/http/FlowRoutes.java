@@ -2,6 +2,7 @@ package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.FlowChecks;
+import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
@@ -19,10 +20,12 @@ import io.javalin.http.Context;
 public final class FlowRoutes {
   private final FlowStore store;
   private final WorkerCalls calls;
+  private final CodeRegistrations registrations;
 
-  public FlowRoutes(FlowStore store, WorkerCalls calls) {
+  public FlowRoutes(FlowStore store, WorkerCalls calls, CodeRegistrations registrations) {
     this.store = store;
     this.calls = calls;
+    this.registrations = registrations;
   }
 
   public void register(RoutesConfig routes) {
@@ -59,13 +62,7 @@ public final class FlowRoutes {
   private void setCodeConcurrency(Context ctx) {
     String name = Params.workflow(ctx);
     ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
-    if (req.limit() == null) {
-      throw ApiException.badRequest(
-          "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
-    }
-    Params.range("limit", req.limit(), 1, 1, 100_000);
-    JsonBodies.respond(
-        ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+    JsonBodies.respond(ctx, 200, registrations.concurrency(name, req));
   }
 
   private void keyConcurrency(Context ctx) {

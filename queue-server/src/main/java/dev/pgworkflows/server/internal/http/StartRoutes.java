@@ -1,9 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
-import dev.pgworkflows.engine.internal.checks.FlowChecks;
-import dev.pgworkflows.engine.internal.checks.StartTimings;
-import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.RunCalls;
 import dev.pgworkflows.engine.internal.runtime.Starts;
 import dev.pgworkflows.engine.internal.store.NewRun;
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
@@ -25,10 +23,12 @@ public final class StartRoutes {
   static final int MAX_BATCH = 100;
 
   private final Starts starts;
+  private final RunCalls calls;
   private final Tracing tracing;
 
-  public StartRoutes(Starts starts, Tracing tracing) {
+  public StartRoutes(Starts starts, RunCalls calls, Tracing tracing) {
     this.starts = starts;
+    this.calls = calls;
     this.tracing = tracing;
   }
 
@@ -39,28 +39,7 @@ public final class StartRoutes {
 
   /** Checks a start's fields; the run has no trace yet. */
   static NewRun check(StartRequest req) {
-    if (req.version() != null) {
-      Params.range("version", req.version(), 1, 1, 1_000_000);
-    }
-    if (req.retentionDays() != null) {
-      Params.range("retentionDays", req.retentionDays(), 30, 1, 36500);
-    }
-    if (req.idempotencyKey() != null
-        && (req.idempotencyKey().isEmpty() || req.idempotencyKey().length() > 255)) {
-      throw ApiException.badRequest("idempotencyKey", "idempotencyKey must be 1 to 255 characters");
-    }
-    return new NewRun(
-            req.input() == null ? "null" : Json.write(req.input()),
-            req.version(),
-            req.idempotencyKey(),
-            req.retentionDays(),
-            null,
-            StartTimings.check(req.timing(), req.idempotencyKey()),
-            null,
-            null)
-        .withFlow(
-            FlowChecks.key("concurrencyKey", req.concurrencyKey()),
-            FlowChecks.priority(req.priority()));
+    return RunCalls.newRun(req);
   }
 
   private static String traceContext(RunTrace trace) {
@@ -73,8 +52,7 @@ public final class StartRoutes {
         ctx.bodyAsBytes().length == 0
             ? new StartRequest(null, null, null, null)
             : JsonBodies.read(ctx, StartRequest.class);
-    NewRun run = check(req);
-    StartResult s = starts.start(name, run.traced(traceContext(tracing.newRun(ctx))));
+    StartResult s = calls.start(name, req, tracing.newRun(ctx));
     JsonBodies.respond(ctx, s.created() ? 201 : 200, s);
   }
 

@@ -41,6 +41,9 @@ public final class StateWaits {
   /** Runs with a check queued or reading: a wake while one is pending is covered by it. */
   private final Set<Long> checking = ConcurrentHashMap.newKeySet();
 
+  /** Runs woken while a read of them was queued or under way: read once more after it. */
+  private final Set<Long> again = ConcurrentHashMap.newKeySet();
+
   private final AtomicInteger waiting = new AtomicInteger();
   private final int maxWaits;
 
@@ -89,7 +92,9 @@ public final class StateWaits {
     }
     Wait w = new Wait(runId, key, afterVersion, new CompletableFuture<>());
     byRun.computeIfAbsent(runId, r -> ConcurrentHashMap.newKeySet()).add(w);
-    w.done().whenComplete((e, t) -> forget(w));
+    // What the caller gets completes once the wait is forgotten, so a wait it sees end has left
+    // room for another.
+    CompletableFuture<Answer> answered = w.done().whenComplete((e, t) -> forget(w));
     try {
       scheduler.schedule(
           () -> w.done().complete(new Answer(Optional.empty(), true)),
@@ -98,11 +103,11 @@ public final class StateWaits {
     } catch (RejectedExecutionException e) {
       // The server is closing: answer now rather than never.
       w.done().complete(new Answer(Optional.empty(), true));
-      return w.done();
+      return answered;
     }
     // A change journaled between the caller's read and the registration is not missed.
     changed(runId);
-    return w.done();
+    return answered;
   }
 
   /**
@@ -110,7 +115,12 @@ public final class StateWaits {
    * thread).
    */
   public void changed(long runId) {
-    if (!byRun.containsKey(runId) || !checking.add(runId)) {
+    if (!byRun.containsKey(runId)) {
+      return;
+    }
+    if (!checking.add(runId)) {
+      // A read of it is queued or under way: one more follows it, however many wakes come.
+      again.add(runId);
       return;
     }
     try {
@@ -123,7 +133,17 @@ public final class StateWaits {
   /** Every waited-on run without a check pending, read in one query. */
   private void checkAll() {
     try {
-      List<Long> runs = byRun.keySet().stream().filter(checking::add).toList();
+      List<Long> runs =
+          byRun.keySet().stream()
+              .filter(
+                  r -> {
+                    if (checking.add(r)) {
+                      return true;
+                    }
+                    again.add(r);
+                    return false;
+                  })
+              .toList();
       if (!runs.isEmpty()) {
         try {
           io.execute(() -> check(runs));
@@ -140,12 +160,19 @@ public final class StateWaits {
   private void check(List<Long> runs) {
     Map<Long, StateStore.RunState> states;
     try {
-      // Cleared before the read: a wake from here on is not covered by it and queues a check.
-      runs.forEach(checking::remove);
+      // The wakes so far are covered by this read; one from here on asks for another after it.
+      runs.forEach(again::remove);
       states = read.apply(runs);
     } catch (RuntimeException e) {
       log.debug("reading the state of runs {} for their waiters failed: {}", runs, e.getMessage());
       return;
+    } finally {
+      for (long runId : runs) {
+        checking.remove(runId);
+        if (again.remove(runId)) {
+          changed(runId);
+        }
+      }
     }
     for (long runId : runs) {
       Set<Wait> waits = byRun.get(runId);

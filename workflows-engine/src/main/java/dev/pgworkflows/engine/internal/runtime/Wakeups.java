@@ -1,6 +1,6 @@
 package dev.pgworkflows.engine.internal.runtime;
 
-import dev.pgworkflows.engine.internal.db.ConnectionInfo;
+import dev.pgworkflows.engine.internal.host.ConnectionSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one LISTEN connection of this server. Each notification on {@code queue_wakeup} names a queue
- * with newly visible messages (sent by any server on the database); it is handed to the consumer.
- * When the connection dies it reconnects with backoff, re-listens, and reports a reconnect so the
- * caller can wake everything that may have missed a notification meanwhile.
+ * The one LISTEN connection of this process. Each notification on {@code queue_wakeup} names a
+ * queue with newly visible messages (sent by any server on the database); it is handed to the
+ * consumer. When the connection dies it reconnects with backoff, re-listens, and reports a
+ * reconnect so the caller can wake everything that may have missed a notification meanwhile.
  *
  * <p>The connection idles legitimately, so no socket timeout guards it; instead, after {@link
  * #CHECK_AFTER_MS} without a notification it must answer an empty query within {@link
@@ -28,7 +28,7 @@ public final class Wakeups implements AutoCloseable {
   static final long CHECK_AFTER_MS = 5_000;
   static final int CHECK_TIMEOUT_MS = 5_000;
 
-  private final ConnectionInfo db;
+  private final ConnectionSource db;
   private final Consumer<String> onNotify;
   private final Runnable onReconnect;
   private final Thread thread;
@@ -36,7 +36,7 @@ public final class Wakeups implements AutoCloseable {
   private volatile boolean connected;
   private volatile Connection connection;
 
-  public Wakeups(ConnectionInfo db, Consumer<String> onNotify, Runnable onReconnect) {
+  public Wakeups(ConnectionSource db, Consumer<String> onNotify, Runnable onReconnect) {
     this.db = db;
     this.onNotify = onNotify;
     this.onReconnect = onReconnect;
@@ -56,7 +56,7 @@ public final class Wakeups implements AutoCloseable {
     long backoff = 100;
     boolean first = true;
     while (running) {
-      try (Connection c = db.connect(APPLICATION_NAME)) {
+      try (Connection c = db.open()) {
         connection = c;
         try (Statement s = c.createStatement()) {
           s.execute("LISTEN " + CHANNEL);

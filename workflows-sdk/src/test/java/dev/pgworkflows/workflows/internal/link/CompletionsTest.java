@@ -1,4 +1,4 @@
-package dev.pgworkflows.workflows.internal.http;
+package dev.pgworkflows.workflows.internal.link;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,9 @@ import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.WorkflowClient;
+import dev.pgworkflows.workflows.internal.http.HttpWorkerTransport;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.ArrayList;
@@ -38,12 +41,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CompletionsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
   private static WorkflowClient client;
-  private static Transport transport;
+  private static Transport http;
+  private static WorkerTransport transport;
 
   @BeforeAll
   static void connect() {
     client = server.client();
-    transport = new Transport(server.url(), null);
+    http = new Transport(server.url(), null);
+    transport = new HttpWorkerTransport(http, http);
   }
 
   /** Starts n runs of {@code workflow} and leases their tasks. */
@@ -54,7 +59,7 @@ class CompletionsTest {
     List<Task> tasks = new ArrayList<>();
     while (tasks.size() < n) {
       JsonNode r =
-          transport.post(
+          http.post(
               "/v1/workflows/" + workflow + "/tasks/poll",
               Map.of("versions", List.of(1), "max", n - tasks.size(), "waitSeconds", 1));
       for (JsonNode t : r.get("tasks")) {
@@ -158,7 +163,7 @@ class CompletionsTest {
     List<Task> tasks = leased("handed", 3);
     long due = client.start("handed", 99).runId();
     AtomicBoolean open = new AtomicBoolean(false);
-    List<JsonNode> handed = new ArrayList<>();
+    List<dev.pgworkflows.workflows.internal.replay.Task> handed = new ArrayList<>();
     Thread self = Thread.currentThread();
     Completions completions =
         new Completions(
@@ -181,7 +186,19 @@ class CompletionsTest {
       assertThat(handed).as("no slot freed: nothing taken").isEmpty();
       assertThat(completions.complete(finish(tasks.get(2)), true).outcome()).isEqualTo("ok");
       assertThat(handed).hasSize(1);
-      Task next = Transport.JSON.convertValue(handed.get(0), Task.class);
+      dev.pgworkflows.workflows.internal.replay.Task n = handed.get(0);
+      Task next =
+          new Task(
+              n.runId(),
+              n.messageId(),
+              n.receipt(),
+              n.attempt(),
+              n.version(),
+              n.reason(),
+              null,
+              null,
+              n.startedAt(),
+              n.traceContext());
       assertThat(next.runId()).isEqualTo(due);
       assertThat(completions.complete(inline(next, "first"), false).outcome())
           .as("the handed task's lease is held")

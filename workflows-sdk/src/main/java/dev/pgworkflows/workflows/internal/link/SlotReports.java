@@ -1,4 +1,4 @@
-package dev.pgworkflows.workflows.internal.http;
+package dev.pgworkflows.workflows.internal.link;
 
 /**
  * Where a worker's writes get the report of its free slots that tells its task stream how many

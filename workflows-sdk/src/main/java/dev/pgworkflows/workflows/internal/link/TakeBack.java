@@ -1,6 +1,6 @@
-package dev.pgworkflows.workflows.internal.http;
+package dev.pgworkflows.workflows.internal.link;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.workflows.internal.replay.Task;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * completion returns.
  */
 public record TakeBack(
-    List<Integer> versions, long leaseSeconds, BooleanSupplier open, Consumer<JsonNode> handed) {
+    List<Integer> versions, long leaseSeconds, BooleanSupplier open, Consumer<Task> handed) {
 
   public TakeBack {
     versions = List.copyOf(versions);

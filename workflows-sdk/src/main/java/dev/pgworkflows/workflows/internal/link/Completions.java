@@ -1,18 +1,18 @@
-package dev.pgworkflows.workflows.internal.http;
+package dev.pgworkflows.workflows.internal.link;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.replay.Task;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +56,7 @@ public final class Completions implements AutoCloseable {
     final Thread owner = Thread.currentThread();
 
     /** A task taken back for this completion's slot; set before the outcome. */
-    JsonNode task;
+    Task task;
 
     /** Null while waiting; then the answer (a CompletionOutcome), a RuntimeException, or a Lead. */
     volatile Object outcome;
@@ -115,8 +115,8 @@ public final class Completions implements AutoCloseable {
     }
   }
 
-  private final Transport transport;
-  private final String path;
+  private final WorkerTransport transport;
+  private final String workflow;
   private final TakeBack takeBack;
   private final SlotReports slots;
   private final Object lock = new Object();
@@ -124,18 +124,19 @@ public final class Completions implements AutoCloseable {
   private int sending;
   private boolean closed;
 
-  public Completions(Transport transport, String workflow) {
+  public Completions(WorkerTransport transport, String workflow) {
     this(transport, workflow, null, SlotReports.NONE);
   }
 
-  public Completions(Transport transport, String workflow, TakeBack takeBack) {
+  public Completions(WorkerTransport transport, String workflow, TakeBack takeBack) {
     this(transport, workflow, takeBack, SlotReports.NONE);
   }
 
   /** Every batch carries the worker's slot report for its task stream, from {@code slots}. */
-  public Completions(Transport transport, String workflow, TakeBack takeBack, SlotReports slots) {
+  public Completions(
+      WorkerTransport transport, String workflow, TakeBack takeBack, SlotReports slots) {
     this.transport = transport;
-    this.path = "/v1/workflows/" + workflow + "/tasks/complete";
+    this.workflow = workflow;
     this.takeBack = takeBack;
     this.slots = slots;
   }
@@ -275,12 +276,10 @@ public final class Completions implements AutoCloseable {
     try {
       // Slots that ask for a task are not reported free: the server counts those it could not
       // fill as free when it applies the report.
-      JsonNode answer =
-          transport.post(
-              path, new CompletionBatch(items, take), SlotReports.HEADER, slotReport(frees - asks));
-      // Tasks are read by the worker's own reader (see Task.of), not as the protocol's Task.
-      JsonNode tasks = answer.get("tasks");
-      if (tasks != null && tasks.size() > 0) {
+      WorkerTransport.CompletionReply answer =
+          transport.complete(workflow, new CompletionBatch(items, take), slotReport(frees - asks));
+      List<Task> tasks = answer.tasks();
+      if (tasks != null && !tasks.isEmpty()) {
         int k = 0;
         for (Pending p : batch) {
           if (p.asks && k < tasks.size()) {
@@ -288,7 +287,7 @@ public final class Completions implements AutoCloseable {
           }
         }
       }
-      List<CompletionOutcome> results = outcomes(answer.get("results"));
+      List<CompletionOutcome> results = answer.results();
       for (int i = 0; i < batch.size(); i++) {
         CompletionOutcome r = i < results.size() ? results.get(i) : null;
         if (r == null) {
@@ -318,13 +317,6 @@ public final class Completions implements AutoCloseable {
     } finally {
       root.close();
     }
-  }
-
-  private static List<CompletionOutcome> outcomes(JsonNode results) {
-    if (results == null || results.isNull()) {
-      return List.of();
-    }
-    return Arrays.asList(Transport.read(results, CompletionOutcome[].class));
   }
 
   /** Fails every completion still waiting; one handed over later fails at once. */
