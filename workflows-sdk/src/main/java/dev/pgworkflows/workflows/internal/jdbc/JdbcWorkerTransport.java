@@ -13,6 +13,7 @@ import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.PollRequest;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
@@ -44,6 +45,7 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   private final WorkerCalls calls;
   private final String workflow;
   private final WorkerIdentity identity;
+  private volatile boolean stopped;
 
   /**
    * A transport for a worker of {@code workflow}, known to the workers listing as {@code identity}.
@@ -59,6 +61,9 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public List<Task> poll(String workflow, PollRequest req, Duration timeout)
       throws InterruptedException {
+    if (stopped) {
+      return List.of();
+    }
     List<dev.pgworkflows.protocol.Task> leased;
     try {
       leased =
@@ -136,6 +141,14 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     EngineErrors.call(() -> engine.registrations().concurrency(workflow, limit));
+  }
+
+  @Override
+  public void stopPolling(String workflow) {
+    stopped = true;
+    // Every waiting poll of the workflow in this process answers now; another worker's polls
+    // again at once.
+    engine.longPoll().dismiss(Names.workflowQueue(workflow), terms -> true);
   }
 
   @Override

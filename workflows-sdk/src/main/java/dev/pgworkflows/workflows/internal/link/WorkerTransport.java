@@ -61,6 +61,13 @@ public interface WorkerTransport extends AutoCloseable {
 
   void setCodeConcurrency(String workflow, ConcurrencyLimit limit);
 
+  /**
+   * The worker stops taking tasks: a poll of {@code workflow} waiting in this process answers now,
+   * with nothing (a server's poll in flight is left to end within its wait: it may already hold
+   * tasks leased to it).
+   */
+  default void stopPolling(String workflow) {}
+
   /** Whether this transport can hold a task stream (only a server serves them). */
   boolean streams();
 

@@ -93,6 +93,8 @@ final class LongPoll extends Intake {
   @Override
   public void stop() {
     // A poll in flight is not cut: the server may already have leased tasks to it. It returns
-    // within pollWait, and the runners hand back whatever it brings.
+    // within pollWait, and the runners hand back whatever it brings. A poll waiting on the engine
+    // in this process answers at once, with nothing.
+    transport.stopPolling(workflow);
   }
 }

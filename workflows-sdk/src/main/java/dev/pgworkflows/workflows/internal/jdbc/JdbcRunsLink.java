@@ -1,0 +1,61 @@
+package dev.pgworkflows.workflows.internal.jdbc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.runtime.RunCalls;
+import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.workflows.internal.link.RunsLink;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * A client's calls about runs as the engine's own ({@link RunCalls}), made in this process over
+ * connections from the client's {@link DataSource}.
+ */
+public final class JdbcRunsLink implements RunsLink {
+  private final DataSource dataSource;
+  private final RunCalls calls;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  public JdbcRunsLink(DataSource dataSource) {
+    this.dataSource = dataSource;
+    this.calls = LocalEngines.acquire(dataSource).runCalls();
+  }
+
+  @Override
+  public StartResult start(String workflow, StartRequest body) {
+    return EngineErrors.call(() -> calls.start(workflow, body, RunTraces.fromCurrentSpan()));
+  }
+
+  @Override
+  public SignalOutcome signal(
+      String workflow, long runId, String event, JsonNode payload, String key) {
+    return EngineErrors.call(
+        () -> calls.signal(workflow, runId, event, payload, key, "idempotencyKey"));
+  }
+
+  @Override
+  public Run get(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.get(workflow, runId));
+  }
+
+  @Override
+  public Run chainLast(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.chainLast(workflow, runId));
+  }
+
+  @Override
+  public CancelOutcome cancel(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.cancel(workflow, runId));
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      LocalEngines.release(dataSource);
+    }
+  }
+}
