@@ -57,7 +57,9 @@ public final class Leadership implements AutoCloseable {
 
   private void run() {
     while (running) {
-      try (Connection c = connections.open()) {
+      Connection c = null;
+      try {
+        c = connections.open();
         held = c;
         while (running && !leading) {
           if (tryLock(c)) {
@@ -85,6 +87,8 @@ public final class Leadership implements AutoCloseable {
       } finally {
         leading = false;
         held = null;
+        // The lock goes with the session, which must not live on in a pool.
+        Sessions.end(c);
       }
     }
   }
@@ -114,13 +118,6 @@ public final class Leadership implements AutoCloseable {
     leading = false;
     scheduler.shutdownNow();
     thread.interrupt();
-    Connection c = held;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
+    Sessions.end(held);
   }
 }

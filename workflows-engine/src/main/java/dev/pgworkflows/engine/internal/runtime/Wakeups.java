@@ -1,6 +1,7 @@
 package dev.pgworkflows.engine.internal.runtime;
 
 import dev.pgworkflows.engine.internal.host.ConnectionSource;
+import dev.pgworkflows.engine.internal.host.Sessions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -56,7 +57,9 @@ public final class Wakeups implements AutoCloseable {
     long backoff = 100;
     boolean first = true;
     while (running) {
-      try (Connection c = db.open()) {
+      Connection c = null;
+      try {
+        c = db.open();
         connection = c;
         try (Statement s = c.createStatement()) {
           s.execute("LISTEN " + CHANNEL);
@@ -97,6 +100,9 @@ public final class Wakeups implements AutoCloseable {
         first = false;
         sleep(backoff);
         backoff = Math.min(backoff * 2, 5_000);
+      } finally {
+        // A LISTEN must not live on in a pool's idle connection.
+        Sessions.end(c);
       }
     }
   }
@@ -112,14 +118,7 @@ public final class Wakeups implements AutoCloseable {
   @Override
   public void close() {
     running = false;
-    Connection c = connection;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
+    Sessions.end(connection);
     thread.interrupt();
   }
 }
