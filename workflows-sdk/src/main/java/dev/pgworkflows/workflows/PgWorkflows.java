@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows;
 
 import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.sql.Migrator;
+import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.LocalEngines;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -55,6 +56,7 @@ public final class PgWorkflows implements AutoCloseable {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
+    EngineLibrary.require();
     return new Builder(dataSource);
   }
 

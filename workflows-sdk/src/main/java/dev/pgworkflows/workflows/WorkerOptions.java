@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -80,6 +81,7 @@ public record WorkerOptions(
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
+    EngineLibrary.require();
     return new WorkerOptions(
         null,
         null,

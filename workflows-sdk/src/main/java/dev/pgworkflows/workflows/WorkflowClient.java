@@ -20,6 +20,7 @@ import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.protocol.Workers;
 import dev.pgworkflows.workflows.internal.http.HttpRunsLink;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.JdbcRunsLink;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import java.net.URLEncoder;
@@ -70,6 +71,7 @@ public final class WorkflowClient implements AutoCloseable {
     if (dataSource == null) {
       throw new IllegalArgumentException("dataSource must not be null");
     }
+    EngineLibrary.require();
     return new WorkflowClient(null, new JdbcRunsLink(dataSource));
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.engine.Engine;
 import dev.pgworkflows.testing.TestDatabase;
 import dev.pgworkflows.workflows.testing.WorkerJvm;
 import java.nio.file.Files;
@@ -63,6 +64,34 @@ class EmbeddedEngineTest {
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
           .until(() -> pgw.client().get("stuck", runId).status() == RunStatus.TIMED_OUT);
+    }
+  }
+
+  @Test
+  void anEngineAloneKeepsTheJobsRunningForRunsStartedInSql() throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    try (HikariDataSource ds = WithoutAServerTest.pool(db);
+        Engine engine = Engine.start(ds)) {
+      long runId;
+      try (Connection c = ds.getConnection()) {
+        runId =
+            WorkflowSql.start(
+                    c, "unserved", "x", StartOptions.NONE.withDeadline(Duration.ofSeconds(1)))
+                .runId();
+      }
+      Awaitility.await().atMost(20, TimeUnit.SECONDS).until(engine::leadsBackgroundJobs);
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(
+              () -> {
+                try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement();
+                    java.sql.ResultSet rs =
+                        s.executeQuery(
+                            "SELECT status FROM queue.workflow_run WHERE run_id = " + runId)) {
+                  return rs.next() && rs.getString(1).equals("timed_out");
+                }
+              });
     }
   }
 

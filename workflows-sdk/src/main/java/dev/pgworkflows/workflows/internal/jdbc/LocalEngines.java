@@ -1,11 +1,10 @@
 package dev.pgworkflows.workflows.internal.jdbc;
 
+import dev.pgworkflows.engine.Engine;
 import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import io.opentelemetry.api.GlobalOpenTelemetry;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.InstantSource;
@@ -49,7 +48,7 @@ public final class LocalEngines {
                   null,
                   GlobalOpenTelemetry.get(),
                   InstantSource.system(),
-                  LocalEngines::processId,
+                  Engine::processId,
                   dataSource::getConnection,
                   null,
                   null,
@@ -78,15 +77,5 @@ public final class LocalEngines {
     } else {
       engines.put(dataSource, new Held(held.core(), held.users() - 1));
     }
-  }
-
-  private static String processId() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      host = "localhost";
-    }
-    return host + ":" + ProcessHandle.current().pid();
   }
 }

@@ -1,7 +1,8 @@
-package dev.pgworkflows.engine.internal.db;
+package dev.pgworkflows.server.internal.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.engine.internal.db.ConnectionInfo;
 
 /** The HikariCP pool every request shares. */
 public final class Pool {
