@@ -363,12 +363,7 @@ public final class Bench {
     Map<String, List<Double>> jdbc = results.get("pgworkflows-jdbc");
     System.out.printf(
         "%-42s %18s %18s %18s %10s %10s%n",
-        "metric",
-        "pgworkflows",
-        "pgworkflows-jdbc",
-        "DBOS",
-        "http/DBOS",
-        "jdbc/DBOS");
+        "metric", "pgworkflows", "pgworkflows-jdbc", "DBOS", "http/DBOS", "jdbc/DBOS");
     java.util.Set<String> keys = new java.util.LinkedHashSet<>(ours.keySet());
     keys.addAll(jdbc.keySet());
     keys.addAll(dbos.keySet());
@@ -378,12 +373,7 @@ public final class Bench {
       List<Double> d = dbos.get(key);
       System.out.printf(
           "%-42s %18s %18s %18s %10s %10s%n",
-          key,
-          fmt.apply(o),
-          fmt.apply(j),
-          fmt.apply(d),
-          ratio(o, d),
-          ratio(j, d));
+          key, fmt.apply(o), fmt.apply(j), fmt.apply(d), ratio(o, d), ratio(j, d));
     }
   }
 

@@ -87,8 +87,8 @@ final class Ours implements Contender {
   }
 
   /**
-   * With no server: the engine in this JVM over a pool of {@code poolSize} connections, its
-   * workers and client over JDBC.
+   * With no server: the engine in this JVM over a pool of {@code poolSize} connections, its workers
+   * and client over JDBC.
    */
   static Ours overJdbc(Pg pg, int poolSize) throws Exception {
     String db = pg.freshDatabase("ours_jdbc");
@@ -151,35 +151,35 @@ final class Ours implements Contender {
 
   private Workflow<Integer, Integer> three() {
     return Workflow.define("bench3", Integer.class, Integer.class)
-            .run(
-                (ctx, seq) -> {
-                  ctx.step().run("a", Integer.class, () -> mark(seq, 1, 2));
-                  ctx.step().run("b", Integer.class, () -> mark(seq, 3, 4));
-                  ctx.step().run("c", Integer.class, () -> mark(seq, 5, 5));
-                  return seq;
-                });
+        .run(
+            (ctx, seq) -> {
+              ctx.step().run("a", Integer.class, () -> mark(seq, 1, 2));
+              ctx.step().run("b", Integer.class, () -> mark(seq, 3, 4));
+              ctx.step().run("c", Integer.class, () -> mark(seq, 5, 5));
+              return seq;
+            });
   }
 
   private Workflow<Integer, Integer> sleeper() {
     return Workflow.define("sleeper", Integer.class, Integer.class)
-            .run(
-                (ctx, seq) -> {
-                  ctx.step().run("before", Integer.class, () -> 0);
-                  // When sleep is first called (the body replays after the sleep; putIfAbsent
-                  // keeps the first call's time).
-                  sleptAt.putIfAbsent(seq, System.nanoTime());
-                  ctx.step().sleep("nap", Duration.ofSeconds(1));
-                  ctx.step()
-                      .run(
-                          "after",
-                          Integer.class,
-                          () -> {
-                            overshoot.add(
-                                (System.nanoTime() - sleptAt.get(seq) - 1_000_000_000L) / 1e6);
-                            return 0;
-                          });
-                  return seq;
-                });
+        .run(
+            (ctx, seq) -> {
+              ctx.step().run("before", Integer.class, () -> 0);
+              // When sleep is first called (the body replays after the sleep; putIfAbsent
+              // keeps the first call's time).
+              sleptAt.putIfAbsent(seq, System.nanoTime());
+              ctx.step().sleep("nap", Duration.ofSeconds(1));
+              ctx.step()
+                  .run(
+                      "after",
+                      Integer.class,
+                      () -> {
+                        overshoot.add(
+                            (System.nanoTime() - sleptAt.get(seq) - 1_000_000_000L) / 1e6);
+                        return 0;
+                      });
+              return seq;
+            });
   }
 
   private int mark(int seq, int start, int end) {

@@ -113,6 +113,11 @@ public final class PgWorkflows implements AutoCloseable {
     return w;
   }
 
+  /** The database this engine works over. */
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
   /** A client over this database: starts, signals, reads, awaits and cancels runs. */
   public WorkflowClient client() {
     return client;

@@ -27,6 +27,9 @@ public final class Leadership implements AutoCloseable {
 
   static final long RETRY_MS = 2_000;
 
+  /** How the leader's session is named in {@code pg_stat_activity}. */
+  public static final String APPLICATION_NAME = "pgworkflows-leader";
+
   private final ConnectionSource connections;
   private final Thread thread;
   private final LeaderScheduler scheduler;
@@ -60,6 +63,7 @@ public final class Leadership implements AutoCloseable {
       Connection c = null;
       try {
         c = connections.open();
+        Sessions.name(c, APPLICATION_NAME);
         held = c;
         while (running && !leading) {
           if (tryLock(c)) {

@@ -11,6 +11,16 @@ import java.sql.SQLException;
 public final class Sessions {
   private Sessions() {}
 
+  /**
+   * Names the session in {@code pg_stat_activity} (a pool's connection keeps its own name until
+   * then; the session is {@linkplain #end ended} after, never handed back).
+   */
+  public static void name(Connection c, String applicationName) throws SQLException {
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute("SET application_name = '" + applicationName.replace("'", "''") + "'");
+    }
+  }
+
   public static void end(Connection c) {
     if (c == null) {
       return;

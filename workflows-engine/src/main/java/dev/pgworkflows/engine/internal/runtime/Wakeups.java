@@ -60,6 +60,7 @@ public final class Wakeups implements AutoCloseable {
       Connection c = null;
       try {
         c = db.open();
+        Sessions.name(c, APPLICATION_NAME);
         connection = c;
         try (Statement s = c.createStatement()) {
           s.execute("LISTEN " + CHANNEL);
