@@ -271,7 +271,7 @@ public final class QueueServer implements AutoCloseable {
     StateWaits stateWaits = core.stateWaits();
     streams = new TaskStreams(tasks, longPoll, timers, clock);
     WorkerCalls calls = core.calls();
-    StartRoutes startRoutes = new StartRoutes(core.starts(), core.runCalls(), tracing);
+    StartRoutes startRoutes = new StartRoutes(core.runCalls(), tracing);
     RunRoutes runRoutes = new RunRoutes(runs, core.runCalls(), tracing);
     OperationsStore operations = new OperationsStore(sql);
     List<Consumer<RoutesConfig>> routes =

@@ -64,6 +64,7 @@ public final class Leadership implements AutoCloseable {
       try {
         c = connections.open();
         Sessions.name(c, APPLICATION_NAME);
+        keepAlive(c);
         held = c;
         while (running && !leading) {
           if (tryLock(c)) {
@@ -94,6 +95,20 @@ public final class Leadership implements AutoCloseable {
         // The lock goes with the session, which must not live on in a pool.
         Sessions.end(c);
       }
+    }
+  }
+
+  /**
+   * Has PostgreSQL probe the leader's connection and end its session within about half a minute of
+   * the network dropping it: the lock goes with the session, and a leader cut off by a partition
+   * must not keep every other process from leading for as long as the kernel's own keepalive
+   * (hours) would.
+   */
+  private static void keepAlive(Connection c) throws SQLException {
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute(
+          "SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5;"
+              + " SET tcp_keepalives_count = 3; SET tcp_user_timeout = 25000");
     }
   }
 

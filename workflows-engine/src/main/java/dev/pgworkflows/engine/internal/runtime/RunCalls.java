@@ -12,12 +12,16 @@ import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.StoredRun;
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartAnswer;
+import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -46,6 +50,56 @@ public final class RunCalls {
   /** Starts a run (or finds the one its idempotency key names); {@code trace} may be null. */
   public StartResult start(String name, StartRequest req, RunTrace trace) {
     return starts.start(name, newRun(req).traced(trace == null ? null : trace.encode()));
+  }
+
+  /** The most starts one batch may carry. */
+  public static final int MAX_BATCH = 100;
+
+  /**
+   * Many starts of one workflow, answered one by one in order: the answer a single start gives, or
+   * {@code rejected} with a status and a detail; one bad item costs only itself. The valid ones
+   * start in one transaction (should the database refuse that as a whole, each in its own). {@code
+   * traces} gives each item's run its trace identity from the item's {@code traceparent}.
+   */
+  public List<StartAnswer> startMany(
+      String name, List<StartBatchItem> items, Function<String, RunTrace> traces) {
+    if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
+      throw ApiException.badRequest("runs", "runs must hold 1 to " + MAX_BATCH + " runs");
+    }
+    int n = items.size();
+    List<StartAnswer> answers = new ArrayList<>(n);
+    List<NewRun> accepted = new ArrayList<>(n);
+    List<Integer> at = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      answers.add(null);
+      StartBatchItem item = items.get(i);
+      try {
+        if (item == null) {
+          throw ApiException.badRequest("runs", "a run must be an object");
+        }
+        NewRun run =
+            newRun(
+                new StartRequest(
+                        item.input(),
+                        item.version(),
+                        item.idempotencyKey(),
+                        item.retentionDays(),
+                        item.timing())
+                    .withFlow(item.concurrencyKey(), item.priority()));
+        RunTrace trace = traces.apply(item.traceparent());
+        accepted.add(run.traced(trace == null ? null : trace.encode()));
+        at.add(i);
+      } catch (ApiException e) {
+        answers.set(i, Rejected.of(e.status(), e.getMessage()));
+      }
+    }
+    if (!accepted.isEmpty()) {
+      List<StartAnswer> results = starts.startMany(name, accepted);
+      for (int k = 0; k < results.size(); k++) {
+        answers.set(at.get(k), results.get(k));
+      }
+    }
+    return answers;
   }
 
   /** Checks a start's fields; the run has no trace yet. Each failure a 400 naming the field. */

@@ -1,9 +1,12 @@
 package dev.pgworkflows.workflows.internal.jdbc;
 
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
+import dev.pgworkflows.engine.internal.telemetry.TraceIds;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanId;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -13,12 +16,29 @@ import java.util.concurrent.ThreadLocalRandom;
 final class RunTraces {
   private RunTraces() {}
 
+  /**
+   * The trace identity of a run whose start carried {@code traceparent} (a batched start's, taken
+   * on its caller's thread): a child of the span it names; null without one.
+   */
+  static RunTrace fromTraceparent(String traceparent) {
+    if (traceparent == null) {
+      return null;
+    }
+    SpanContext caller =
+        Span.fromContext(
+                W3CTraceContextPropagator.getInstance()
+                    .extract(Context.root(), traceparent, TraceIds.TRACEPARENT_ONLY))
+            .getSpanContext();
+    return caller.isValid() ? child(caller) : null;
+  }
+
   /** Null when no span is current. */
   static RunTrace fromCurrentSpan() {
     SpanContext caller = Span.current().getSpanContext();
-    if (!caller.isValid()) {
-      return null;
-    }
+    return caller.isValid() ? child(caller) : null;
+  }
+
+  private static RunTrace child(SpanContext caller) {
     long id;
     do {
       id = ThreadLocalRandom.current().nextLong();

@@ -1,13 +1,12 @@
-package dev.pgworkflows.workflows.internal.http;
+package dev.pgworkflows.workflows.internal.link;
 
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.StartAnswer;
-import dev.pgworkflows.protocol.StartBatchAnswers;
 import dev.pgworkflows.protocol.StartBatchItem;
-import dev.pgworkflows.protocol.StartBatchRequest;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -24,24 +23,33 @@ import java.util.concurrent.Semaphore;
 
 /**
  * Starts from many threads, sent together. A caller queues its start and, if fewer than {@value
- * #SENDERS} requests are in flight, sends everything that is waiting itself; otherwise it waits for
- * a sender to take its start along. No thread of its own and no deliberate delay: a lone start goes
- * out at once as a single start, while starts that arrive during a request share the next one
- * (grouped by workflow, up to {@value #MAX_BATCH} per request), which the server commits together.
+ * #SENDERS} sends are in flight, sends everything that is waiting itself; otherwise it waits for a
+ * sender to take its start along. No thread of its own and no deliberate delay: a lone start goes
+ * out at once as a single start, while starts that arrive during a send share the next one (grouped
+ * by workflow, up to {@value #MAX_BATCH} a send), which the engine commits together, over HTTP or
+ * over JDBC alike.
  */
-public final class Starts {
+public final class StartBatches {
+  /** How a batch goes out: one start, or many of one workflow. */
+  public interface Sender {
+    StartResult one(String workflow, StartRequest body);
+
+    /** One answer per item, in order: a {@link StartResult} or a {@link Rejected}. */
+    List<StartAnswer> many(String workflow, List<StartBatchItem> items);
+  }
+
   static final int MAX_BATCH = 100;
   private static final int SENDERS = 2;
 
   private record Pending(
       String workflow, StartRequest body, Context context, CompletableFuture<StartResult> answer) {}
 
-  private final Transport transport;
+  private final Sender sender;
   private final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
   private final Semaphore sending = new Semaphore(SENDERS);
 
-  public Starts(Transport transport) {
-    this.transport = transport;
+  public StartBatches(Sender sender) {
+    this.sender = sender;
   }
 
   /**
@@ -102,9 +110,7 @@ public final class Starts {
       // In the caller's context, so the request carries its trace.
       Scope scope = p.context().makeCurrent();
       try {
-        p.answer()
-            .complete(
-                transport.post("/v1/workflows/" + workflow + "/runs", p.body(), StartResult.class));
+        p.answer().complete(sender.one(workflow, p.body()));
       } catch (RuntimeException e) {
         p.answer().completeExceptionally(e);
       } finally {
@@ -134,13 +140,7 @@ public final class Starts {
               b.priority()));
     }
     try {
-      List<StartAnswer> runs =
-          transport
-              .post(
-                  "/v1/workflows/" + workflow + "/runs/batch",
-                  new StartBatchRequest(items),
-                  StartBatchAnswers.class)
-              .runs();
+      List<StartAnswer> runs = sender.many(workflow, items);
       for (int i = 0; i < batch.size(); i++) {
         StartAnswer r = runs != null && i < runs.size() ? runs.get(i) : null;
         CompletableFuture<StartResult> answer = batch.get(i).answer();
@@ -150,7 +150,7 @@ public final class Starts {
           answer.completeExceptionally(new ApiException(rejected.status(), rejected.detail()));
         } else {
           answer.completeExceptionally(
-              new ServerUnavailableException("the server's answer missed a start", null));
+              new ServerUnavailableException("the answer missed a start", null));
         }
       }
     } catch (RuntimeException e) {
