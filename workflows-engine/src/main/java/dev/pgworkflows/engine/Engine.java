@@ -4,7 +4,6 @@ import dev.pgworkflows.engine.internal.host.EngineCore;
 import io.opentelemetry.api.OpenTelemetry;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.time.InstantSource;
 import javax.sql.DataSource;
 
 /**
@@ -30,19 +29,7 @@ public final class Engine implements AutoCloseable {
       throw new IllegalArgumentException("dataSource must not be null");
     }
     EngineCore core =
-        new EngineCore(
-            dataSource,
-            EngineCore.Settings.defaults(),
-            new EngineCore.Hooks(
-                null,
-                null,
-                OpenTelemetry.noop(),
-                InstantSource.system(),
-                Engine::processId,
-                dataSource::getConnection,
-                null,
-                null,
-                null));
+        EngineCore.overDataSource(dataSource, OpenTelemetry.noop(), Engine::processId);
     try {
       return new Engine(core.start());
     } catch (RuntimeException e) {

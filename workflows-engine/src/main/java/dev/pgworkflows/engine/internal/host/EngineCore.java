@@ -113,6 +113,28 @@ public final class EngineCore implements AutoCloseable {
       Runnable onReconnect,
       LongConsumer runEnded) {}
 
+  /**
+   * The engine of an application hosting it over its own {@code dataSource} (no server): the
+   * defaults, no counters, run spans to {@code otel}, and the pool's connections for its own. Not
+   * started.
+   */
+  public static EngineCore overDataSource(
+      DataSource dataSource, OpenTelemetry otel, Supplier<String> processId) {
+    return new EngineCore(
+        dataSource,
+        Settings.defaults(),
+        new Hooks(
+            null,
+            null,
+            otel,
+            InstantSource.system(),
+            processId,
+            dataSource::getConnection,
+            null,
+            null,
+            null));
+  }
+
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final Sql sql;
   private final ScheduledExecutorService scheduler;

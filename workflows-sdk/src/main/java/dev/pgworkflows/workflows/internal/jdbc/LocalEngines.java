@@ -7,7 +7,6 @@ import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.InstantSource;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -40,19 +39,7 @@ public final class LocalEngines {
             "could not reach the database to check its schema: " + e.getMessage(), e);
       }
       EngineCore core =
-          new EngineCore(
-              dataSource,
-              EngineCore.Settings.defaults(),
-              new EngineCore.Hooks(
-                  null,
-                  null,
-                  GlobalOpenTelemetry.get(),
-                  InstantSource.system(),
-                  Engine::processId,
-                  dataSource::getConnection,
-                  null,
-                  null,
-                  null));
+          EngineCore.overDataSource(dataSource, GlobalOpenTelemetry.get(), Engine::processId);
       try {
         core.start();
       } catch (RuntimeException e) {
