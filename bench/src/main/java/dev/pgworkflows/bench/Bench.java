@@ -74,12 +74,15 @@ public final class Bench {
     String only = o.system();
     Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
     results.put("pgworkflows", new LinkedHashMap<>());
+    results.put("pgworkflows-jdbc", new LinkedHashMap<>());
     results.put("DBOS", new LinkedHashMap<>());
     long started = System.nanoTime();
     try (Pg pg = new Pg()) {
       for (int rep = 0; rep < s.reps; rep++) {
-        List<String> order =
-            rep % 2 == 0 ? List.of("pgworkflows", "DBOS") : List.of("DBOS", "pgworkflows");
+        // Each repetition in another order, so no system always follows the same one.
+        List<String> systems = List.of("pgworkflows", "pgworkflows-jdbc", "DBOS");
+        List<String> order = new ArrayList<>(systems);
+        java.util.Collections.rotate(order, rep);
         for (String sys : order) {
           if (only != null && !only.equals(sys)) {
             continue;
@@ -112,7 +115,11 @@ public final class Bench {
   }
 
   private static Contender open(Pg pg, String sys) throws Exception {
-    return sys.equals("DBOS") ? new Dbos(pg, POOL) : new Ours(pg, POOL);
+    return switch (sys) {
+      case "DBOS" -> new Dbos(pg, POOL);
+      case "pgworkflows-jdbc" -> Ours.overJdbc(pg, POOL);
+      default -> new Ours(pg, POOL);
+    };
   }
 
   /**
@@ -259,7 +266,7 @@ public final class Bench {
       List<Double> idle = c.idleStart(s.idleSamples, s.idleMs);
       add(r, "idle start→first step p50 ms", Stats.percentile(idle, 50));
       add(r, "idle start→first step p99 ms", Stats.percentile(idle, 99));
-      if (c instanceof Ours ours) {
+      if (c instanceof Ours ours && ours.overHttp()) {
         List<Double> wake = ours.queueWakeup(s.idleSamples, s.idleMs);
         add(r, "queue long-poll wake-up p50 ms", Stats.percentile(wake, 50));
         add(r, "queue long-poll wake-up p99 ms", Stats.percentile(wake, 99));
@@ -353,20 +360,31 @@ public final class Bench {
         "kernel.sched_autogroup_enabled: %s (1: each PostgreSQL backend is a scheduling group of"
             + " its own, as big as a whole JVM; see docs/benchmarks.md)%n",
         autogroup());
-    System.out.printf("%-42s %18s %18s %10s%n", "metric", "pgworkflows", "DBOS", "ours/DBOS");
+    Map<String, List<Double>> jdbc = results.get("pgworkflows-jdbc");
+    System.out.printf(
+        "%-42s %18s %18s %18s %10s %10s%n",
+        "metric", "pgworkflows", "pgworkflows-jdbc", "DBOS", "http/DBOS", "jdbc/DBOS");
     java.util.Set<String> keys = new java.util.LinkedHashSet<>(ours.keySet());
+    keys.addAll(jdbc.keySet());
     keys.addAll(dbos.keySet());
     for (String key : keys) {
       List<Double> o = ours.get(key);
+      List<Double> j = jdbc.get(key);
       List<Double> d = dbos.get(key);
-      String ratio = "-";
-      if (o != null && !o.isEmpty() && d != null && !d.isEmpty()) {
-        double om = Stats.median(o.stream().mapToDouble(Double::doubleValue).toArray());
-        double dm = Stats.median(d.stream().mapToDouble(Double::doubleValue).toArray());
-        ratio = String.format("%.2f", om / dm);
-      }
-      System.out.printf("%-42s %18s %18s %10s%n", key, fmt.apply(o), fmt.apply(d), ratio);
+      System.out.printf(
+          "%-42s %18s %18s %18s %10s %10s%n",
+          key, fmt.apply(o), fmt.apply(j), fmt.apply(d), ratio(o, d), ratio(j, d));
     }
+  }
+
+  /** The ratio of two medians, "-" when either is missing. */
+  private static String ratio(List<Double> a, List<Double> b) {
+    if (a == null || a.isEmpty() || b == null || b.isEmpty()) {
+      return "-";
+    }
+    double am = Stats.median(a.stream().mapToDouble(Double::doubleValue).toArray());
+    double bm = Stats.median(b.stream().mapToDouble(Double::doubleValue).toArray());
+    return String.format("%.2f", am / bm);
   }
 
   /**

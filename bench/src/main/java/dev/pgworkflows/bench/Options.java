@@ -34,7 +34,7 @@ record Options(
         --quick           quick mode: 1 repetition, 1,000-run burn-downs, 5 s load levels
         --reps N          repetitions (default 3; 1 with --quick)
         --runs N          runs per burn-down (default 10000; 1000 with --quick)
-        --system NAME     run one system only: pgworkflows or DBOS
+        --system NAME     run one system only: pgworkflows, pgworkflows-jdbc or DBOS
         --out FILE        the raw results as JSON (default bench-results.json)
         --fan-out         only the fan-out workload: one run of 100 parallel steps, again
                           and again (pgworkflows only; a few seconds)
@@ -128,6 +128,10 @@ record Options(
     if (value.equalsIgnoreCase("DBOS")) {
       return "DBOS";
     }
-    throw new IllegalArgumentException("--system is pgworkflows or DBOS, not: " + value);
+    if (value.equalsIgnoreCase("pgworkflows-jdbc")) {
+      return "pgworkflows-jdbc";
+    }
+    throw new IllegalArgumentException(
+        "--system is pgworkflows, pgworkflows-jdbc or DBOS, not: " + value);
   }
 }

@@ -1,7 +1,10 @@
 package dev.pgworkflows.bench;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
+import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerOptions;
@@ -44,7 +47,13 @@ final class Ours implements Contender {
   private final Pg pg;
   private final String db;
   private final QueueServer server;
+
+  /** The server's address; null over JDBC. */
   private final String url;
+
+  /** The pool the engine in this JVM works over; null over HTTP. */
+  private final HikariDataSource dataSource;
+
   private final WorkflowClient client;
   private volatile Recorder rec = new Recorder();
   private volatile Map<String, Double> threadsAtEnd = Map.of();
@@ -77,6 +86,44 @@ final class Ours implements Contender {
     return new Ours(pg, db, null, url);
   }
 
+  /**
+   * With no server: the engine in this JVM over a pool of {@code poolSize} connections, its workers
+   * and client over JDBC.
+   */
+  static Ours overJdbc(Pg pg, int poolSize) throws Exception {
+    String db = pg.freshDatabase("ours_jdbc");
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(pg.jdbcUrl(db));
+    c.setUsername("postgres");
+    c.setPassword("postgres");
+    c.setMaximumPoolSize(poolSize);
+    c.setPoolName("bench-jdbc");
+    HikariDataSource ds = new HikariDataSource(c);
+    try {
+      new Migrator(ds).migrate();
+      return new Ours(pg, db, ds);
+    } catch (Exception e) {
+      ds.close();
+      throw e;
+    }
+  }
+
+  private Ours(Pg pg, String db, HikariDataSource dataSource) {
+    this.pg = pg;
+    this.db = db;
+    this.server = null;
+    this.url = null;
+    this.dataSource = dataSource;
+    this.client = WorkflowClient.connect(dataSource);
+    this.three = three();
+    this.sleeper = sleeper();
+  }
+
+  /** Whether this contender works through a server (else over JDBC). */
+  boolean overHttp() {
+    return url != null;
+  }
+
   private static QueueServer startServer(Pg pg, String db, int poolSize) {
     return QueueServer.start(ServerConfig.from(serverEnvironment(pg, db, poolSize)));
   }
@@ -96,36 +143,43 @@ final class Ours implements Contender {
     this.db = db;
     this.server = server;
     this.url = server != null ? "http://localhost:" + server.port() : externalUrl;
+    this.dataSource = null;
     this.client = WorkflowClient.connect(url);
-    this.three =
-        Workflow.define("bench3", Integer.class, Integer.class)
-            .run(
-                (ctx, seq) -> {
-                  ctx.step().run("a", Integer.class, () -> mark(seq, 1, 2));
-                  ctx.step().run("b", Integer.class, () -> mark(seq, 3, 4));
-                  ctx.step().run("c", Integer.class, () -> mark(seq, 5, 5));
-                  return seq;
-                });
-    this.sleeper =
-        Workflow.define("sleeper", Integer.class, Integer.class)
-            .run(
-                (ctx, seq) -> {
-                  ctx.step().run("before", Integer.class, () -> 0);
-                  // When sleep is first called (the body replays after the sleep; putIfAbsent
-                  // keeps the first call's time).
-                  sleptAt.putIfAbsent(seq, System.nanoTime());
-                  ctx.step().sleep("nap", Duration.ofSeconds(1));
-                  ctx.step()
-                      .run(
-                          "after",
-                          Integer.class,
-                          () -> {
-                            overshoot.add(
-                                (System.nanoTime() - sleptAt.get(seq) - 1_000_000_000L) / 1e6);
-                            return 0;
-                          });
-                  return seq;
-                });
+    this.three = three();
+    this.sleeper = sleeper();
+  }
+
+  private Workflow<Integer, Integer> three() {
+    return Workflow.define("bench3", Integer.class, Integer.class)
+        .run(
+            (ctx, seq) -> {
+              ctx.step().run("a", Integer.class, () -> mark(seq, 1, 2));
+              ctx.step().run("b", Integer.class, () -> mark(seq, 3, 4));
+              ctx.step().run("c", Integer.class, () -> mark(seq, 5, 5));
+              return seq;
+            });
+  }
+
+  private Workflow<Integer, Integer> sleeper() {
+    return Workflow.define("sleeper", Integer.class, Integer.class)
+        .run(
+            (ctx, seq) -> {
+              ctx.step().run("before", Integer.class, () -> 0);
+              // When sleep is first called (the body replays after the sleep; putIfAbsent
+              // keeps the first call's time).
+              sleptAt.putIfAbsent(seq, System.nanoTime());
+              ctx.step().sleep("nap", Duration.ofSeconds(1));
+              ctx.step()
+                  .run(
+                      "after",
+                      Integer.class,
+                      () -> {
+                        overshoot.add(
+                            (System.nanoTime() - sleptAt.get(seq) - 1_000_000_000L) / 1e6);
+                        return 0;
+                      });
+              return seq;
+            });
   }
 
   private int mark(int seq, int start, int end) {
@@ -218,7 +272,7 @@ final class Ours implements Contender {
 
   @Override
   public String name() {
-    return "pgworkflows";
+    return overHttp() ? "pgworkflows" : "pgworkflows-jdbc";
   }
 
   private List<Worker> serve(Workflow<?, ?> wf, int workers) {
@@ -228,9 +282,11 @@ final class Ours implements Contender {
   private List<Worker> serve(Workflow<?, ?> wf, int workers, int concurrency) {
     List<Worker> out = new ArrayList<>();
     for (int i = 0; i < workers; i++) {
-      out.add(
-          wf.serve(
-              WorkerOptions.url(url).concurrency(concurrency).pollWait(Duration.ofSeconds(5))));
+      WorkerOptions options =
+          overHttp()
+              ? WorkerOptions.url(url).pollWait(Duration.ofSeconds(5))
+              : WorkerOptions.dataSource(dataSource);
+      out.add(wf.serve(options.concurrency(concurrency)));
     }
     return out;
   }
@@ -549,8 +605,12 @@ final class Ours implements Contender {
 
   @Override
   public void close() {
+    client.close();
     if (server != null) {
       server.close();
+    }
+    if (dataSource != null) {
+      dataSource.close();
     }
   }
 }

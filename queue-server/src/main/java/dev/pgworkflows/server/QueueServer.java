@@ -1,27 +1,31 @@
 package dev.pgworkflows.server;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.engine.internal.db.ConnectionInfo;
+import dev.pgworkflows.engine.internal.db.Durability;
+import dev.pgworkflows.engine.internal.host.EngineCore;
+import dev.pgworkflows.engine.internal.maintenance.HttpDelivery;
+import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
+import dev.pgworkflows.engine.internal.runtime.LongPoll;
+import dev.pgworkflows.engine.internal.runtime.StateWaits;
+import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.Timers;
+import dev.pgworkflows.engine.internal.runtime.Wakeups;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
+import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.AuditStore;
+import dev.pgworkflows.engine.internal.store.BlockerStore;
+import dev.pgworkflows.engine.internal.store.OperationsStore;
+import dev.pgworkflows.engine.internal.store.RunStore;
+import dev.pgworkflows.engine.internal.store.RunStreamStore;
+import dev.pgworkflows.engine.internal.store.ScheduleStore;
+import dev.pgworkflows.engine.internal.store.Sql;
+import dev.pgworkflows.engine.internal.store.TaskStore;
+import dev.pgworkflows.engine.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.audit.AuditTrail;
-import dev.pgworkflows.server.internal.db.ConnectionInfo;
-import dev.pgworkflows.server.internal.db.Durability;
 import dev.pgworkflows.server.internal.db.EmbeddedDatabase;
 import dev.pgworkflows.server.internal.db.Pool;
-import dev.pgworkflows.server.internal.engine.Completions;
-import dev.pgworkflows.server.internal.engine.HandedStarts;
-import dev.pgworkflows.server.internal.engine.LongPoll;
-import dev.pgworkflows.server.internal.engine.Retries;
-import dev.pgworkflows.server.internal.engine.RunEnds;
-import dev.pgworkflows.server.internal.engine.Starts;
-import dev.pgworkflows.server.internal.engine.StateWaits;
-import dev.pgworkflows.server.internal.engine.StreamFollowers;
-import dev.pgworkflows.server.internal.engine.TaskPolls;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.engine.Timers;
-import dev.pgworkflows.server.internal.engine.VersionRegistry;
-import dev.pgworkflows.server.internal.engine.Waiters;
-import dev.pgworkflows.server.internal.engine.Wakeups;
-import dev.pgworkflows.server.internal.engine.WorkerSightings;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
 import dev.pgworkflows.server.internal.http.AuditRoutes;
 import dev.pgworkflows.server.internal.http.Auth;
 import dev.pgworkflows.server.internal.http.BlockerRoutes;
@@ -50,28 +54,7 @@ import dev.pgworkflows.server.internal.http.TopicRoutes;
 import dev.pgworkflows.server.internal.http.UiRoutes;
 import dev.pgworkflows.server.internal.http.WebServer;
 import dev.pgworkflows.server.internal.http.WorkerRoutes;
-import dev.pgworkflows.server.internal.maintenance.Deadlines;
-import dev.pgworkflows.server.internal.maintenance.HttpDelivery;
-import dev.pgworkflows.server.internal.maintenance.Retention;
-import dev.pgworkflows.server.internal.maintenance.ScheduleTicker;
-import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
-import dev.pgworkflows.server.internal.maintenance.WorkerRegistry;
-import dev.pgworkflows.server.internal.store.AuditStore;
-import dev.pgworkflows.server.internal.store.BlockerStore;
-import dev.pgworkflows.server.internal.store.ChainStore;
-import dev.pgworkflows.server.internal.store.FlowStore;
-import dev.pgworkflows.server.internal.store.OperationsStore;
-import dev.pgworkflows.server.internal.store.QueueStore;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.store.RunStreamStore;
-import dev.pgworkflows.server.internal.store.ScheduleStore;
-import dev.pgworkflows.server.internal.store.Sql;
-import dev.pgworkflows.server.internal.store.StateStore;
-import dev.pgworkflows.server.internal.store.TaskStore;
-import dev.pgworkflows.server.internal.store.TopicStore;
-import dev.pgworkflows.server.internal.store.WorkerStore;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
-import dev.pgworkflows.server.internal.telemetry.RunSpans;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import dev.pgworkflows.sql.Migrator;
 import io.javalin.Javalin;
@@ -88,11 +71,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -229,56 +208,50 @@ public final class QueueServer implements AutoCloseable {
 
   private void boot(ServerConfig config, OpenTelemetry otel, InstantSource clock) {
     HikariDataSource pool = openDatabase(config);
-    Sql sql = new Sql(pool);
-
-    ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, daemon("scheduler"));
-    ExecutorService io =
-        Executors.newFixedThreadPool(Math.max(4, config.poolSize()), daemon("poll-io"));
-    closeables.add(io::shutdownNow);
-    closeables.add(scheduler::shutdownNow);
-
-    QueueStore queues = new QueueStore(sql);
-    Waiters waiters = new Waiters();
     StreamFollowers followers = streamFollowers;
-    Timers timers = new Timers(scheduler, waiters::wakeOne, clock);
-    longPoll = new LongPoll(waiters, timers, io, scheduler, queues::nextVisibleAt, clock);
+    // The counters are the engine's events; what they read of the engine is there once it is.
+    EngineCore[] built = new EngineCore[1];
+    Sql sql = new Sql(pool);
+    Metrics metrics =
+        new Metrics(sql, pool, () -> built[0] == null ? 0 : built[0].waiters().waiting());
+    WorkflowEvents events = metrics;
     WebhookTargets webhookTargets = WebhookTargets.allowing(config.webhookAllow(), webhookResolver);
-    HttpDelivery delivery =
-        new HttpDelivery(
-            sql,
-            new HttpDelivery.Settings(
-                config.deliveryMaxAttempts(),
-                Duration.ofMillis(config.deliveryTimeoutMs()),
-                Duration.ofMillis(config.deliveryBackoffMs())),
-            scheduler,
-            clock,
-            webhookTargets);
-    closeables.add(delivery);
-
-    Wakeups wakeups =
-        new Wakeups(
-            connectionInfo,
-            queue -> {
-              if (queue.equals("#outbox")) {
-                delivery.nudge();
-              } else if (queue.startsWith(StreamFollowers.WAKEUP_PREFIX)) {
-                followers.wake(queue);
-              } else {
-                waiters.wakeOne(queue);
-              }
-            },
-            () -> {
-              waiters.queuesWaitedOn().forEach(waiters::wakeOne);
-              followers.wakeAll();
-            });
-    closeables.add(wakeups);
-    wakeups.start();
-    // A lost notification costs at most one fallback interval.
-    scheduler.scheduleWithFixedDelay(
-        () -> waiters.queuesWaitedOn().forEach(waiters::wakeOne),
-        config.fallbackPollMs(),
-        config.fallbackPollMs(),
-        TimeUnit.MILLISECONDS);
+    int[] port = {0};
+    EngineCore core =
+        new EngineCore(
+            pool,
+            new EngineCore.Settings(
+                config.maxRetentionDays(),
+                config.workerExpiryMs(),
+                config.fallbackPollMs(),
+                config.sweeperIntervalMs(),
+                config.scheduleIntervalMs(),
+                config.deadlineIntervalMs(),
+                config.dbStatementTimeoutMs(),
+                new HttpDelivery.Settings(
+                    config.deliveryMaxAttempts(),
+                    Duration.ofMillis(config.deliveryTimeoutMs()),
+                    Duration.ofMillis(config.deliveryBackoffMs())),
+                webhookTargets,
+                config.poolSize()),
+            new EngineCore.Hooks(
+                events,
+                metrics,
+                otel,
+                clock,
+                () -> serverId(port[0]),
+                () -> connectionInfo.connect(Wakeups.APPLICATION_NAME),
+                queue -> {
+                  if (queue.startsWith(StreamFollowers.WAKEUP_PREFIX)) {
+                    followers.wake(queue);
+                  }
+                },
+                followers::wakeAll,
+                followers::wake));
+    built[0] = core;
+    closeables.add(core);
+    core.listen();
+    longPoll = core.longPoll();
 
     Auth auth = new Auth(config.apiTokens());
     Exposure.announce(
@@ -286,95 +259,49 @@ public final class QueueServer implements AutoCloseable {
         config.bindsLoopbackOnly(),
         config.apiTokens(),
         config.insecureNoAuth(),
-        scheduler);
+        core.scheduler());
     AuditStore auditStore = new AuditStore(sql);
     AuditTrail audit = new AuditTrail(auditStore);
     audit.configured(config.apiTokens(), auth.presenceOnly());
-    Metrics metrics = new Metrics(sql, pool, waiters::waiting);
-    WorkflowEvents events = metrics;
-    Retention retention =
-        new Retention(
-            pool,
-            Duration.ofMillis(config.sweeperIntervalMs()),
-            config.dbStatementTimeoutMs(),
-            metrics);
-    closeables.add(retention);
-    ScheduleTicker ticker =
-        new ScheduleTicker(
-            pool,
-            Duration.ofMillis(config.scheduleIntervalMs()),
-            clock,
-            config.maxRetentionDays(),
-            metrics);
-    closeables.add(ticker);
 
     Tracing tracing = new Tracing(otel);
-    RunSpans spans = new RunSpans(otel);
-    RunStore runs = new RunStore(sql, config.maxRetentionDays());
-    TaskStore tasks = new TaskStore(sql);
-    VersionRegistry versions = new VersionRegistry(tasks);
-    StateStore stateStore = new StateStore(sql);
-    // Waits for a run's state: woken at once by this server's completions and run ends, and every
-    // half second for changes and ends through other servers.
-    StateWaits stateWaits =
-        new StateWaits(stateStore::states, scheduler, io, Duration.ofMillis(500));
-    RunEnds runEnds =
-        new RunEnds(
-            events,
-            spans,
-            runId -> {
-              followers.wake(runId);
-              stateWaits.changed(runId);
-            });
-    Deadlines deadlines =
-        new Deadlines(runs, runEnds, Duration.ofMillis(config.deadlineIntervalMs()), clock);
-    closeables.add(deadlines);
+    RunStore runs = core.runs();
+    TaskStore tasks = core.tasks();
+    Timers timers = core.timers();
+    StateWaits stateWaits = core.stateWaits();
     streams = new TaskStreams(tasks, longPoll, timers, clock);
-    // The workers seen by this server's polls and streams, in memory; written every few seconds.
-    WorkerSightings sightings = new WorkerSightings(config.workerExpiryMs());
-    WorkerStore workerStore = new WorkerStore(sql);
-    Starts starts = new Starts(runs, new HandedStarts(runs, longPoll), events, timers, clock);
-    Completions completions =
-        new Completions(
-            tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);
-
-    StartRoutes startRoutes = new StartRoutes(starts, tracing);
-    RunRoutes runRoutes = new RunRoutes(runs, runEnds, events, tracing);
+    WorkerCalls calls = core.calls();
+    StartRoutes startRoutes = new StartRoutes(core.runCalls(), tracing);
+    RunRoutes runRoutes = new RunRoutes(runs, core.runCalls(), tracing);
     OperationsStore operations = new OperationsStore(sql);
     List<Consumer<RoutesConfig>> routes =
         List.of(
             // The worker protocol's and the runs' routes, the busiest, first.
-            new PollRoutes(new TaskPolls(tasks, longPoll, versions), sightings)::register,
-            new StreamRoutes(streams, versions, sightings)::register,
-            new CompletionRoutes(completions, streams, clock)::register,
-            new LeaseRoutes(new Retries(tasks, timers, events, clock), tasks, streams)::register,
-            new JournalRoutes(tasks, stateWaits::changed)::register,
-            new ChainRoutes(
-                    new ChainStore(sql, config.maxRetentionDays()),
-                    runs,
-                    runEnds,
-                    events,
-                    streams,
-                    tracing)
+            new PollRoutes(calls)::register,
+            new StreamRoutes(streams, core.versions(), core.sightings())::register,
+            new CompletionRoutes(core.completions(), calls, streams, clock)::register,
+            new LeaseRoutes(calls, streams)::register,
+            new JournalRoutes(calls)::register,
+            new ChainRoutes(core.chainStore(), runs, calls, core.runCalls(), streams, tracing)
                 ::register,
             runRoutes::registerIndex,
             startRoutes::register,
             runRoutes::register,
-            new StateRoutes(runs, stateStore, stateWaits)::register,
+            new StateRoutes(runs, core.stateStore(), stateWaits)::register,
             new RunControlRoutes(operations, runs)::register,
-            new ChildRoutes(runs, events, tracing)::register,
-            new ScheduleRoutes(new ScheduleStore(sql), clock)::register,
-            new FlowRoutes(new FlowStore(sql), timers)::register,
-            new HealthRoutes(sql, wakeups::connected)::register,
+            new ChildRoutes(calls, tracing)::register,
+            new ScheduleRoutes(new ScheduleStore(sql), core.registrations(), clock)::register,
+            new FlowRoutes(core.flowStore(), calls, core.registrations())::register,
+            new HealthRoutes(sql, core::listening)::register,
             new UiRoutes()::register,
             metrics::register,
-            new QueueRoutes(queues)::register,
-            new MessageRoutes(queues, longPoll, timers, clock)::register,
+            new QueueRoutes(core.queues())::register,
+            new MessageRoutes(core.queues(), longPoll, timers, clock)::register,
             new GroupRoutes(operations)::register,
-            new TopicRoutes(new TopicStore(sql), delivery::nudge, webhookTargets)::register,
+            new TopicRoutes(new TopicStore(sql), core.delivery()::nudge, webhookTargets)::register,
             new BlockerRoutes(new BlockerStore(sql), config.workerExpiryMs())::register,
-            new RunStreamRoutes(new RunStreamStore(sql), followers)::register,
-            new WorkerRoutes(workerStore, config.workerExpiryMs())::register,
+            new RunStreamRoutes(new RunStreamStore(sql), core.streamWrites(), followers)::register,
+            new WorkerRoutes(core.workerStore(), config.workerExpiryMs())::register,
             new AuditRoutes(auditStore)::register);
     app =
         WebServer.start(
@@ -390,14 +317,8 @@ public final class QueueServer implements AutoCloseable {
     // audit entry, must not go out (the boot fails and the server closes).
     RouteScopes.requireEvery(routes());
     OperatorAudit.requireEvery(routes());
-    delivery.start();
-    retention.start(scheduler);
-    ticker.start(scheduler);
-    deadlines.start(scheduler);
-    WorkerRegistry workers =
-        new WorkerRegistry(sightings, workerStore, serverId(app.port()), config.workerExpiryMs());
-    closeables.add(workers);
-    workers.start(scheduler);
+    port[0] = app.port();
+    core.start();
     log.info(
         "pgworkflows server listening on {}:{} (database: {})",
         config.bind(),

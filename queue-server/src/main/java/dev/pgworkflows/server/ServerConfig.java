@@ -1,6 +1,6 @@
 package dev.pgworkflows.server;
 
-import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
+import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.pgworkflows.server.internal.db.ConnectionInfo;
+import dev.pgworkflows.engine.internal.db.ConnectionInfo;
 import dev.pgworkflows.server.internal.db.Pool;
 import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;

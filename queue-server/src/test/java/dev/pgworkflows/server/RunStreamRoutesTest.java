@@ -3,7 +3,7 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.server.internal.engine.StreamFollowers;
+import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
 import dev.pgworkflows.server.testing.WorkerClient;
 import dev.pgworkflows.testing.TestDatabase;
 import java.net.URI;

@@ -3,7 +3,7 @@ package dev.pgworkflows.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.pgworkflows.server.internal.maintenance.Signatures;
+import dev.pgworkflows.engine.internal.maintenance.Signatures;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

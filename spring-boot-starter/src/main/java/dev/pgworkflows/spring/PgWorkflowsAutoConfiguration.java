@@ -1,5 +1,6 @@
 package dev.pgworkflows.spring;
 
+import dev.pgworkflows.workflows.PgWorkflows;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -10,6 +11,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -21,10 +23,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
- * A {@link WorkflowClient} for {@code pgworkflows.url}, workers for the application's {@link
- * Workflow} beans ({@link WorkflowWorkers}), a health indicator named {@code pgworkflows} when
- * Spring Boot's health support is present, the workers' meters when Micrometer is, and a {@link
- * WorkflowStarter} for the application's DataSource when it has one.
+ * A {@link WorkflowClient} for {@code pgworkflows.url} (or, with {@code pgworkflows.mode=embedded},
+ * the engine in this application over its DataSource, with no server), workers for the
+ * application's {@link Workflow} beans ({@link WorkflowWorkers}), a health indicator named {@code
+ * pgworkflows} when Spring Boot's health support is present, the workers' meters when Micrometer
+ * is, and a {@link WorkflowStarter} for the application's DataSource when it has one.
  */
 // After the DataSource's: WorkflowStarter needs the application's one.
 @AutoConfiguration(
@@ -34,6 +37,7 @@ public class PgWorkflowsAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
+  @ConditionalOnProperty(name = "pgworkflows.mode", havingValue = "server", matchIfMissing = true)
   public WorkflowClient workflowClient(PgWorkflowsProperties properties) {
     return properties.token() == null
         ? WorkflowClient.connect(properties.url())
@@ -46,12 +50,36 @@ public class PgWorkflowsAutoConfiguration {
   public WorkflowWorkers workflowWorkers(
       PgWorkflowsProperties properties,
       ObjectProvider<Workflow<?, ?>> workflows,
+      ObjectProvider<PgWorkflows> embedded,
       Environment environment) {
     Duration phaseTimeout =
         Binder.get(environment)
             .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
             .orElse(Duration.ofSeconds(30));
-    return new WorkflowWorkers(properties, workflows, phaseTimeout);
+    return new WorkflowWorkers(properties, workflows, phaseTimeout, embedded.getIfAvailable());
+  }
+
+  /**
+   * {@code pgworkflows.mode=embedded}: no server; the engine runs in this application over its one
+   * DataSource ({@link PgWorkflows}: the schema migrated unless {@code pgworkflows.migrate=false},
+   * the background jobs run here under one leader per database), and the client and the workers
+   * work over JDBC.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(name = "pgworkflows.mode", havingValue = "embedded")
+  static class EmbeddedConfiguration {
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    PgWorkflows pgWorkflows(DataSource dataSource, PgWorkflowsProperties properties) {
+      return PgWorkflows.builder(dataSource).migrate(properties.migrate()).start();
+    }
+
+    /** The engine's own client; it closes with {@link PgWorkflows}. */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean
+    WorkflowClient workflowClient(PgWorkflows pgWorkflows) {
+      return pgWorkflows.client();
+    }
   }
 
   /** Health, when the application has Spring Boot's health support. */
@@ -62,8 +90,11 @@ public class PgWorkflowsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "pgworkflowsHealthIndicator")
     WorkflowsHealthIndicator pgworkflowsHealthIndicator(
-        PgWorkflowsProperties properties, ObjectProvider<WorkflowWorkers> workers) {
-      return new WorkflowsHealthIndicator(properties.url(), workers.getIfAvailable());
+        PgWorkflowsProperties properties,
+        ObjectProvider<WorkflowWorkers> workers,
+        ObjectProvider<PgWorkflows> embedded) {
+      return new WorkflowsHealthIndicator(
+          properties.url(), workers.getIfAvailable(), embedded.getIfAvailable());
     }
   }
 

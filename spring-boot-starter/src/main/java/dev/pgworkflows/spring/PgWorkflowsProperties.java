@@ -10,17 +10,31 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * The {@code pgworkflows.*} properties. Values are checked as they bind, so a bad one stops the
  * application at startup with a message naming the property.
  *
- * @param url the server, an {@code http://} or {@code https://} URL
+ * @param mode {@code server} (the default): the client and workers work through the server at
+ *     {@code url}; {@code embedded}: with no server, over the application's DataSource (the engine
+ *     in the application's JVM, see {@link dev.pgworkflows.workflows.PgWorkflows}), which needs
+ *     {@code dev.pgworkflows:workflows-engine} in the build
+ * @param url the server, an {@code http://} or {@code https://} URL (unused when embedded)
  * @param token the bearer token of the {@link dev.pgworkflows.workflows.WorkflowClient} bean
  *     (scopes {@code start} and {@code read}; {@code admin} to cancel); none for a server without
  *     tokens
  * @param worker how this application serves its {@link dev.pgworkflows.workflows.Workflow} beans
+ * @param migrate when embedded, whether the schema is migrated at startup (default true; false
+ *     leaves it to a deploy step or a server, and startup fails on a schema of another version)
  */
 @ConfigurationProperties("pgworkflows")
 public record PgWorkflowsProperties(
-    @DefaultValue("http://localhost:7700") String url, String token, @DefaultValue Worker worker) {
+    @DefaultValue("server") String mode,
+    @DefaultValue("http://localhost:7700") String url,
+    String token,
+    @DefaultValue Worker worker,
+    @DefaultValue("true") boolean migrate) {
 
   public PgWorkflowsProperties {
+    if (!"server".equals(mode) && !"embedded".equals(mode)) {
+      throw new IllegalArgumentException(
+          "pgworkflows.mode must be server or embedded, got " + mode);
+    }
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
       throw new IllegalArgumentException(
           "pgworkflows.url must be an http:// or https:// URL, got " + url);
@@ -29,10 +43,17 @@ public record PgWorkflowsProperties(
     token = token == null || token.isBlank() ? null : token;
   }
 
+  /** Whether the engine runs in this application over its DataSource, with no server. */
+  public boolean embedded() {
+    return "embedded".equals(mode);
+  }
+
   /** Without the token itself, which a log of the properties must not show. */
   @Override
   public String toString() {
-    return "PgWorkflowsProperties[url="
+    return "PgWorkflowsProperties[mode="
+        + mode
+        + ", url="
         + url
         + ", token="
         + (token == null ? "none" : "***")

@@ -1,5 +1,6 @@
 package dev.pgworkflows.spring;
 
+import dev.pgworkflows.workflows.PgWorkflows;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerMetrics;
 import dev.pgworkflows.workflows.WorkerOptions;
@@ -36,6 +37,9 @@ public final class WorkflowWorkers implements SmartLifecycle {
   private final ObjectProvider<Workflow<?, ?>> workflows;
   private final Duration phaseTimeout;
 
+  /** Null unless embedded: then the workers work over its DataSource. */
+  private final PgWorkflows embedded;
+
   /** By workflow name; kept after stop so that their counts can still be read. */
   private volatile Map<String, Worker> workers = Map.of();
 
@@ -49,9 +53,19 @@ public final class WorkflowWorkers implements SmartLifecycle {
       PgWorkflowsProperties properties,
       ObjectProvider<Workflow<?, ?>> workflows,
       Duration phaseTimeout) {
+    this(properties, workflows, phaseTimeout, null);
+  }
+
+  /** As the other constructor; with {@code embedded}, the workers work over its DataSource. */
+  public WorkflowWorkers(
+      PgWorkflowsProperties properties,
+      ObjectProvider<Workflow<?, ?>> workflows,
+      Duration phaseTimeout,
+      PgWorkflows embedded) {
     this.properties = properties;
     this.workflows = workflows;
     this.phaseTimeout = phaseTimeout;
+    this.embedded = embedded;
   }
 
   @Override
@@ -92,13 +106,18 @@ public final class WorkflowWorkers implements SmartLifecycle {
     }
     workers = Map.copyOf(started);
     running = true;
-    log.info("serving workflows {} at {}", started.keySet(), properties.url());
+    log.info(
+        "serving workflows {} {}",
+        started.keySet(),
+        embedded != null ? "over the application's DataSource" : "at " + properties.url());
   }
 
   private WorkerOptions options(String workflow) {
     PgWorkflowsProperties.Worker w = properties.worker();
     WorkerOptions options =
-        WorkerOptions.url(properties.url())
+        (embedded != null
+                ? WorkerOptions.dataSource(embedded.dataSource())
+                : WorkerOptions.url(properties.url()))
             .concurrency(w.concurrency())
             .pollWait(w.pollWait())
             .shutdownTimeout(w.shutdownGracePeriod());

@@ -1,11 +1,14 @@
 package dev.pgworkflows.spring;
 
+import dev.pgworkflows.workflows.PgWorkflows;
 import dev.pgworkflows.workflows.WorkerMetrics;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,21 +28,49 @@ public final class WorkflowsHealthIndicator implements HealthIndicator {
   private final WorkflowWorkers workers;
   private final HttpClient http;
 
+  /** Null unless the engine runs in this application (pgworkflows.mode=embedded). */
+  private final PgWorkflows embedded;
+
   /** {@code workers} null when this application serves no workflows. */
   public WorkflowsHealthIndicator(String url, WorkflowWorkers workers) {
+    this(url, workers, null);
+  }
+
+  /**
+   * As the other constructor; with {@code embedded}, the health is its database's (reachable or
+   * not) and whether this application runs the background jobs now, instead of a server's.
+   */
+  public WorkflowsHealthIndicator(String url, WorkflowWorkers workers, PgWorkflows embedded) {
     this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     this.workers = workers;
+    this.embedded = embedded;
     this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
   }
 
   @Override
   public Health health() {
-    Health.Builder health = ready();
-    health.withDetail("server", url);
+    Health.Builder health = embedded != null ? database() : ready();
+    if (embedded != null) {
+      health.withDetail("mode", "embedded");
+      health.withDetail("leadsBackgroundJobs", embedded.leadsBackgroundJobs());
+    } else {
+      health.withDetail("server", url);
+    }
     if (workers != null) {
       health.withDetail("workers", workers());
     }
     return health.build();
+  }
+
+  /** Up when the engine's database answers a check within the timeout. */
+  private Health.Builder database() {
+    try (Connection c = embedded.dataSource().getConnection()) {
+      return c.isValid((int) TIMEOUT.toSeconds())
+          ? Health.up().withDetail("database", "reachable")
+          : Health.down().withDetail("database", "did not answer a check");
+    } catch (SQLException e) {
+      return Health.down().withDetail("error", "database unreachable: " + e.getMessage());
+    }
   }
 
   private Health.Builder ready() {

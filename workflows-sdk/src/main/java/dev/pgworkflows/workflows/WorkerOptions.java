@@ -1,9 +1,11 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * How a worker connects and how much it takes on.
@@ -33,6 +35,8 @@ import java.util.List;
  *     may set their own). It decides no timing: sleeps, wait timeouts, retry backoff, leases and
  *     deadlines run on the server's clock, and intervals the worker measures (step timeouts, what
  *     is left of a sleep when its completion is sent) on {@link System#nanoTime()}.
+ * @param dataSource the database the worker reaches without a server (see {@link
+ *     #dataSource(DataSource)}); null when it works through the server at {@code url}
  */
 public record WorkerOptions(
     String url,
@@ -44,10 +48,12 @@ public record WorkerOptions(
     Duration shutdownTimeout,
     OpenTelemetry openTelemetry,
     boolean taskStream,
-    InstantSource clock) {
+    InstantSource clock,
+    DataSource dataSource) {
 
   public WorkerOptions {
-    if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
+    if (dataSource == null
+        && (url == null || !(url.startsWith("http://") || url.startsWith("https://")))) {
       throw new IllegalArgumentException("url must be an http:// or https:// URL, got " + url);
     }
     if (concurrency < 1 || concurrency > 1000) {
@@ -65,6 +71,31 @@ public record WorkerOptions(
     }
   }
 
+  /**
+   * A worker with no server between it and its database: it takes tasks, completes steps and holds
+   * leases through the engine in this process, over connections from {@code dataSource} (which must
+   * reach a database whose schema this version knows; see {@link PgWorkflows#start}). It is the
+   * same worker as one served by a URL, and the two may serve one workflow side by side.
+   */
+  public static WorkerOptions dataSource(DataSource dataSource) {
+    if (dataSource == null) {
+      throw new IllegalArgumentException("dataSource must not be null");
+    }
+    EngineLibrary.require();
+    return new WorkerOptions(
+        null,
+        null,
+        16,
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(60),
+        null,
+        Duration.ofSeconds(30),
+        null,
+        false,
+        InstantSource.system(),
+        dataSource);
+  }
+
   public static WorkerOptions url(String url) {
     return new WorkerOptions(
         url,
@@ -76,7 +107,8 @@ public record WorkerOptions(
         Duration.ofSeconds(30),
         null,
         !"false".equalsIgnoreCase(System.getProperty("pgworkflows.worker.stream", "true")),
-        InstantSource.system());
+        InstantSource.system(),
+        null);
   }
 
   public WorkerOptions token(String t) {
@@ -90,7 +122,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   public WorkerOptions concurrency(int n) {
@@ -104,7 +137,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   public WorkerOptions pollWait(Duration d) {
@@ -118,7 +152,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   public WorkerOptions lease(Duration d) {
@@ -132,7 +167,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   public WorkerOptions versions(Integer... v) {
@@ -146,7 +182,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   /** Sends step spans to this OpenTelemetry instead of the global one. */
@@ -161,12 +198,23 @@ public record WorkerOptions(
         shutdownTimeout,
         otel,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 
   public WorkerOptions shutdownTimeout(Duration d) {
     return new WorkerOptions(
-        url, token, concurrency, pollWait, lease, versions, d, openTelemetry, taskStream, clock);
+        url,
+        token,
+        concurrency,
+        pollWait,
+        lease,
+        versions,
+        d,
+        openTelemetry,
+        taskStream,
+        clock,
+        dataSource);
   }
 
   /** Reads a task stream instead of long-polling for tasks (see {@link WorkerOptions}). */
@@ -181,7 +229,8 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         stream,
-        clock);
+        clock,
+        dataSource);
   }
 
   /** Reads wall-clock time from {@code clock} instead of the system clock (for tests). */
@@ -196,6 +245,7 @@ public record WorkerOptions(
         shutdownTimeout,
         openTelemetry,
         taskStream,
-        clock);
+        clock,
+        dataSource);
   }
 }

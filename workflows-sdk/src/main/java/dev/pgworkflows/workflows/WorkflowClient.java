@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.ForkRequest;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
@@ -19,8 +18,11 @@ import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.protocol.Workers;
-import dev.pgworkflows.workflows.internal.http.Starts;
+import dev.pgworkflows.workflows.internal.http.HttpRunsLink;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
+import dev.pgworkflows.workflows.internal.jdbc.JdbcRunsLink;
+import dev.pgworkflows.workflows.internal.link.RunsLink;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * Starts, signals, inspects and cancels runs. Thread-safe; one per application is enough.
@@ -37,20 +40,60 @@ import java.util.Optional;
  * this process dies right after. Starts made by several threads at the same time share requests and
  * commits (see {@code POST /v1/workflows/{name}/runs/batch}); a lone start is sent at once.
  */
-public final class WorkflowClient {
+public final class WorkflowClient implements AutoCloseable {
+  /** Null for a client over JDBC, which makes only the calls {@link RunsLink} has. */
   private final Transport transport;
-  private final Starts starts;
+
+  private final RunsLink runs;
   private final Schedules schedules;
 
-  private WorkflowClient(Transport transport) {
+  private WorkflowClient(Transport transport, RunsLink runs) {
     this.transport = transport;
-    this.starts = new Starts(transport);
-    this.schedules = new Schedules(transport);
+    this.runs = runs;
+    this.schedules = transport == null ? null : new Schedules(transport);
   }
 
   /** The server's cron schedules: list, read, make, change, pause, resume, delete. */
   public Schedules schedules() {
+    http("schedules");
     return schedules;
+  }
+
+  /**
+   * A client with no server between it and its database: {@link #start}, {@link #signal}, {@link
+   * #get}, {@link #chainLast}, {@link #awaitResult} and {@link #cancel} are the engine's own calls,
+   * made in this process over connections from {@code dataSource}; the operator's calls (lists,
+   * journals, limits, pauses, schedules, streams) are a server's and throw {@link
+   * UnsupportedOperationException} here. Close it when done: the engine in this process stops when
+   * its last client and worker have closed.
+   */
+  public static WorkflowClient connect(DataSource dataSource) {
+    if (dataSource == null) {
+      throw new IllegalArgumentException("dataSource must not be null");
+    }
+    EngineLibrary.require();
+    return new WorkflowClient(null, new JdbcRunsLink(dataSource));
+  }
+
+  /**
+   * Lets go of what the client holds: over JDBC, its share of the engine in this process. A client
+   * over HTTP holds nothing.
+   */
+  @Override
+  public void close() {
+    runs.close();
+  }
+
+  /** The server's transport, for the calls only a server answers. */
+  private Transport http(String call) {
+    if (transport == null) {
+      throw new UnsupportedOperationException(
+          call
+              + " is answered by a pgworkflows server; this client reaches the database directly"
+              + " (WorkflowClient.connect(DataSource)) and makes only starts, signals, reads of a"
+              + " run, awaits and cancels");
+    }
+    return transport;
   }
 
   public static WorkflowClient connect(String url) {
@@ -69,7 +112,8 @@ public final class WorkflowClient {
     if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
       throw new IllegalArgumentException("url must be an http:// or https:// URL, got " + url);
     }
-    return new WorkflowClient(new Transport(url, token));
+    Transport t = new Transport(url, token);
+    return new WorkflowClient(t, new HttpRunsLink(t));
   }
 
   /**
@@ -108,7 +152,7 @@ public final class WorkflowClient {
                 options.retentionDays(),
                 timing(options))
             .withFlow(options.concurrencyKey(), options.priority());
-    StartResult r = starts.start(workflow, body);
+    StartResult r = runs.start(workflow, body);
     return new Started(
         workflow,
         r.runId(),
@@ -159,12 +203,8 @@ public final class WorkflowClient {
   public SignalResult signal(
       String workflow, long runId, String event, Object payload, String idempotencyKey) {
     Workflow.checkName(workflow);
-    String path = "/v1/workflows/" + workflow + "/runs/" + runId + "/signals/" + encode(event);
     JsonNode body = Transport.JSON.valueToTree(payload);
-    SignalOutcome r =
-        idempotencyKey == null
-            ? transport.post(path, body, SignalOutcome.class)
-            : transport.post(path, body, "Idempotency-Key", idempotencyKey, SignalOutcome.class);
+    SignalOutcome r = runs.signal(workflow, runId, event, body, idempotencyKey);
     return new SignalResult(r.signalId(), r.outcome());
   }
 
@@ -172,7 +212,8 @@ public final class WorkflowClient {
   public List<SignalInfo> signals(String workflow, long runId) {
     Workflow.checkName(workflow);
     Signals r =
-        transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/signals", Signals.class);
+        http("signals")
+            .get("/v1/workflows/" + workflow + "/runs/" + runId + "/signals", Signals.class);
     return r.signals().stream()
         .map(
             x ->
@@ -193,7 +234,8 @@ public final class WorkflowClient {
    */
   public List<Blocker> blockers(String workflow, long runId) {
     Workflow.checkName(workflow);
-    JsonNode answer = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/blockers");
+    JsonNode answer =
+        http("blockers").get("/v1/workflows/" + workflow + "/runs/" + runId + "/blockers");
     List<Blocker> out = new ArrayList<>();
     for (JsonNode b : answer.path("blockers")) {
       Map<String, Object> data = new LinkedHashMap<>();
@@ -238,7 +280,10 @@ public final class WorkflowClient {
               + "\" must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\", not dots alone");
     }
     return new StreamReader<>(
-        transport, "/v1/workflows/" + workflow + "/runs/" + runId + "/streams/" + stream, type, 0);
+        http("stream"),
+        "/v1/workflows/" + workflow + "/runs/" + runId + "/streams/" + stream,
+        type,
+        0);
   }
 
   /** As {@link #blockers(String, long)}, for a run this client started. */
@@ -248,13 +293,13 @@ public final class WorkflowClient {
 
   /** The workers of every workflow seen lately (within the server's worker expiry). */
   public List<WorkerInfo> workers() {
-    return workers(transport.get("/v1/workers", Workers.class));
+    return workers(http("workers").get("/v1/workers", Workers.class));
   }
 
   /** The workers of one workflow seen lately. */
   public List<WorkerInfo> workers(String workflow) {
     Workflow.checkName(workflow);
-    return workers(transport.get("/v1/workers?workflow=" + workflow, Workers.class));
+    return workers(http("workers").get("/v1/workers?workflow=" + workflow, Workers.class));
   }
 
   private static List<WorkerInfo> workers(Workers r) {
@@ -275,7 +320,7 @@ public final class WorkflowClient {
 
   public RunInfo get(String workflow, long runId) {
     Workflow.checkName(workflow);
-    return runInfo(transport.get("/v1/workflows/" + workflow + "/runs/" + runId, Run.class));
+    return runInfo(runs.get(workflow, runId));
   }
 
   /** Runs of a workflow, newest first; status may be null for all. */
@@ -288,7 +333,7 @@ public final class WorkflowClient {
     if (cursor != null) {
       q.append("&cursor=").append(encode(cursor));
     }
-    RunPage r = transport.get("/v1/workflows/" + workflow + "/runs" + q, RunPage.class);
+    RunPage r = http("list").get("/v1/workflows/" + workflow + "/runs" + q, RunPage.class);
     List<RunInfo> runs =
         r.runs() == null ? null : r.runs().stream().map(WorkflowClient::runInfo).toList();
     return new Page(runs, Optional.ofNullable(r.nextCursor()));
@@ -305,11 +350,12 @@ public final class WorkflowClient {
     if (limit != null && (limit < 1 || limit > 100_000)) {
       throw new IllegalArgumentException("limit must be between 1 and 100000");
     }
-    transport.send(
-        "PUT",
-        "/v1/workflows/" + workflow + "/concurrency",
-        new ConcurrencyLimit(null, limit),
-        Duration.ofSeconds(30));
+    http("setConcurrencyLimit")
+        .send(
+            "PUT",
+            "/v1/workflows/" + workflow + "/concurrency",
+            new ConcurrencyLimit(null, limit),
+            Duration.ofSeconds(30));
   }
 
   /**
@@ -333,7 +379,7 @@ public final class WorkflowClient {
             + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
     if (limit == null) {
       try {
-        transport.send("DELETE", path, null, Duration.ofSeconds(30));
+        http("setKeyConcurrencyLimit").send("DELETE", path, null, Duration.ofSeconds(30));
       } catch (ApiException e) {
         if (e.status() != 404) {
           throw e;
@@ -341,7 +387,8 @@ public final class WorkflowClient {
       }
       return;
     }
-    transport.send("PUT", path, new KeyConcurrencyLimit(null, null, limit), Duration.ofSeconds(30));
+    http("setKeyConcurrencyLimit")
+        .send("PUT", path, new KeyConcurrencyLimit(null, null, limit), Duration.ofSeconds(30));
   }
 
   /**
@@ -353,18 +400,17 @@ public final class WorkflowClient {
     if (key == null || key.isEmpty() || key.length() > 255) {
       throw new IllegalArgumentException("key must be 1 to 255 characters");
     }
-    transport.send(
-        "PUT",
-        "/v1/rate-limits/" + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20"),
-        new RateLimit(null, limit, limit == null ? null : period.toMillis(), null),
-        Duration.ofSeconds(30));
+    http("setRateLimit")
+        .send(
+            "PUT",
+            "/v1/rate-limits/" + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20"),
+            new RateLimit(null, limit, limit == null ? null : period.toMillis(), null),
+            Duration.ofSeconds(30));
   }
 
   public boolean cancel(String workflow, long runId) {
     Workflow.checkName(workflow);
-    return transport
-        .delete("/v1/workflows/" + workflow + "/runs/" + runId, CancelOutcome.class)
-        .cancelled();
+    return runs.cancel(workflow, runId).cancelled();
   }
 
   /**
@@ -374,13 +420,13 @@ public final class WorkflowClient {
    */
   public void pauseWorkflow(String workflow) {
     Workflow.checkName(workflow);
-    transport.post("/v1/workflows/" + workflow + "/pause", null);
+    http("pauseWorkflow").post("/v1/workflows/" + workflow + "/pause", null);
   }
 
   /** Resumes a paused workflow: its due runs are handed out again. Needs scope {@code admin}. */
   public void resumeWorkflow(String workflow) {
     Workflow.checkName(workflow);
-    transport.post("/v1/workflows/" + workflow + "/resume", null);
+    http("resumeWorkflow").post("/v1/workflows/" + workflow + "/resume", null);
   }
 
   /**
@@ -427,7 +473,8 @@ public final class WorkflowClient {
   private RunInfo runAction(String workflow, long runId, String action, Object body) {
     Workflow.checkName(workflow);
     return runInfo(
-        transport.post("/v1/workflows/" + workflow + "/runs/" + runId + action, body, Run.class));
+        http("pause, resume, restart and fork")
+            .post("/v1/workflows/" + workflow + "/runs/" + runId + action, body, Run.class));
   }
 
   /**
@@ -445,13 +492,14 @@ public final class WorkflowClient {
   public List<StepInfo> steps(String workflow, long runId, boolean setAside) {
     Workflow.checkName(workflow);
     JsonNode r =
-        transport.get(
-            "/v1/workflows/"
-                + workflow
-                + "/runs/"
-                + runId
-                + "/steps"
-                + (setAside ? "?setAside=true" : ""));
+        http("steps")
+            .get(
+                "/v1/workflows/"
+                    + workflow
+                    + "/runs/"
+                    + runId
+                    + "/steps"
+                    + (setAside ? "?setAside=true" : ""));
     JavaType listType =
         Transport.JSON.getTypeFactory().constructCollectionType(List.class, StepInfo.class);
     return Transport.JSON.convertValue(r.get("steps"), listType);
@@ -472,15 +520,16 @@ public final class WorkflowClient {
     String cursor = null;
     do {
       RunPage page =
-          transport.get(
-              "/v1/workflows/"
-                  + workflow
-                  + "/runs/"
-                  + runId
-                  + "/chain?limit="
-                  + Math.min(1000, CHAIN_CAP - runs.size())
-                  + (cursor == null ? "" : "&cursor=" + encode(cursor)),
-              RunPage.class);
+          http("chain")
+              .get(
+                  "/v1/workflows/"
+                      + workflow
+                      + "/runs/"
+                      + runId
+                      + "/chain?limit="
+                      + Math.min(1000, CHAIN_CAP - runs.size())
+                      + (cursor == null ? "" : "&cursor=" + encode(cursor)),
+                  RunPage.class);
       page.runs().forEach(r -> runs.add(runInfo(r)));
       cursor = page.nextCursor();
     } while (cursor != null && runs.size() < CHAIN_CAP);
@@ -494,8 +543,7 @@ public final class WorkflowClient {
    */
   public RunInfo chainLast(String workflow, long runId) {
     Workflow.checkName(workflow);
-    return runInfo(
-        transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/chain/last", Run.class));
+    return runInfo(runs.chainLast(workflow, runId));
   }
 
   /**
@@ -562,7 +610,7 @@ public final class WorkflowClient {
    */
   public Map<String, JsonNode> state(String workflow, long runId) {
     Workflow.checkName(workflow);
-    JsonNode answer = transport.get("/v1/workflows/" + workflow + "/runs/" + runId + "/state");
+    JsonNode answer = http("state").get("/v1/workflows/" + workflow + "/runs/" + runId + "/state");
     Map<String, JsonNode> out = new LinkedHashMap<>();
     answer.path("state").properties().forEach(e -> out.put(e.getKey(), e.getValue()));
     return out;
@@ -597,7 +645,8 @@ public final class WorkflowClient {
       // Long polls of at most the server's 30 s; a wait of less than a second rounds up to one.
       long wait = leftMs == 0 ? 0 : Math.min(30, Math.max(1, leftMs / 1000));
       JsonNode answer =
-          transport.send("GET", path + "?waitSeconds=" + wait, null, Duration.ofSeconds(wait + 30));
+          http("awaitState")
+              .send("GET", path + "?waitSeconds=" + wait, null, Duration.ofSeconds(wait + 30));
       if (answer.path("set").asBoolean()) {
         JavaType jt = Transport.JSON.getTypeFactory().constructType(type.type());
         JsonNode v = answer.get("value");

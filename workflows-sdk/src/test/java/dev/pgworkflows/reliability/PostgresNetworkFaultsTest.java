@@ -2,9 +2,9 @@ package dev.pgworkflows.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.engine.internal.runtime.Wakeups;
 import dev.pgworkflows.server.Api;
 import dev.pgworkflows.server.TestServer;
-import dev.pgworkflows.server.internal.engine.Wakeups;
 import dev.pgworkflows.server.testing.LogCapture;
 import dev.pgworkflows.testing.TestDatabase;
 import dev.pgworkflows.workflows.Worker;

@@ -58,11 +58,25 @@ public final class CrashyWorkflow {
   public static void main(String[] args) throws Exception {
     Workflow<String, String> wf =
         define(Path.of(args[1]), args.length < 3 || !args[2].equals("nohang"));
+    // An http:// address is a server's; a jdbc: URL (user and password
+    // in PGW_TEST_USER and PGW_TEST_PASSWORD) is the database's, served with no server between.
+    WorkerOptions options =
+        args[0].startsWith("jdbc:")
+            ? WorkerOptions.dataSource(dataSource(args[0]))
+            : WorkerOptions.url(args[0]).pollWait(Duration.ofSeconds(1));
     TaskWorker.start(
         new Definition<>(wf.name(), wf.version(), wf.inputType(), wf.body()),
-        WorkerOptions.url(args[0]).pollWait(Duration.ofSeconds(1)).lease(Duration.ofSeconds(2)),
+        options.lease(Duration.ofSeconds(2)),
         haltAt(System.getProperty(CRASH_AT)));
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  private static javax.sql.DataSource dataSource(String url) {
+    org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+    ds.setUrl(url);
+    ds.setUser(System.getenv("PGW_TEST_USER"));
+    ds.setPassword(System.getenv("PGW_TEST_PASSWORD"));
+    return ds;
   }
 
   /** The system property naming the point where the child halts. */

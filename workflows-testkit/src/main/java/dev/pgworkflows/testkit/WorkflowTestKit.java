@@ -1,9 +1,11 @@
 package dev.pgworkflows.testkit;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.engine.internal.schedule.Cron;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
-import dev.pgworkflows.server.internal.schedule.Cron;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 
 /**
  * A real server on a throwaway embedded PostgreSQL, in your test's JVM:
@@ -69,6 +72,9 @@ public final class WorkflowTestKit implements AutoCloseable {
   private final QueueServer server;
   private final Path dataDir;
   private final Map<Role, String> tokens;
+
+  /** The pool of {@link #dataSource()}; null until it is asked for. */
+  private HikariDataSource pool;
 
   private WorkflowTestKit(QueueServer server, Path dataDir, Map<Role, String> tokens) {
     this.server = server;
@@ -139,6 +145,33 @@ public final class WorkflowTestKit implements AutoCloseable {
     public String toString() {
       return "Database[jdbcUrl=" + jdbcUrl + ", user=" + user + "]";
     }
+  }
+
+  /**
+   * A pool over the server's database, for workers and clients that work with no server between
+   * them and it ({@code WorkerOptions.dataSource(kit.dataSource())}, {@code
+   * WorkflowClient.connect(kit.dataSource())}): the engine in the test's JVM, beside the server, on
+   * the same runs. Made on first use; closed with the kit.
+   */
+  public synchronized DataSource dataSource() {
+    if (pool == null) {
+      Database db = database();
+      HikariConfig c = new HikariConfig();
+      c.setJdbcUrl(db.jdbcUrl());
+      c.setUsername(db.user());
+      c.setPassword(db.password());
+      c.setMaximumPoolSize(8);
+      c.setPoolName("testkit-jdbc");
+      pool = new HikariDataSource(c);
+    }
+    return pool;
+  }
+
+  /**
+   * Worker options with no server between the worker and the database (see {@link #dataSource()}).
+   */
+  public WorkerOptions jdbcWorkerOptions() {
+    return WorkerOptions.dataSource(dataSource());
   }
 
   /** A client as an application has one: it may start, signal and read runs, not cancel them. */
@@ -256,6 +289,11 @@ public final class WorkflowTestKit implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      if (pool != null) {
+        pool.close();
+      }
+    }
     server.close();
     try (Stream<Path> files = Files.walk(dataDir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -8,6 +8,7 @@ import dev.pgworkflows.workflows.Arm;
 import dev.pgworkflows.workflows.ChildRun;
 import dev.pgworkflows.workflows.Fired;
 import dev.pgworkflows.workflows.Match;
+import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
@@ -21,6 +22,33 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowTestKitTest {
+
+  @Test
+  void aWorkflowRunsOverJdbcBesideTheServerAndTheServerSeesIt() {
+    Workflow<String, String> wf =
+        Workflow.define("over-jdbc", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step().sleep("a-day", Duration.ofDays(1));
+                  return ctx.step().run("echo", String.class, () -> in + "!");
+                });
+    try (WorkflowTestKit kit = WorkflowTestKit.start();
+        WorkflowClient jdbc = WorkflowClient.connect(kit.dataSource())) {
+      Worker worker = wf.serve(kit.jdbcWorkerOptions());
+      try {
+        long run = jdbc.start("over-jdbc", "hi").runId();
+        Awaitility.await()
+            .atMost(20, TimeUnit.SECONDS)
+            .until(() -> kit.client().steps("over-jdbc", run).size() == 1);
+        kit.advanceTime(Duration.ofDays(1));
+        assertThat(jdbc.awaitResult("over-jdbc", run, String.class, Duration.ofSeconds(20)))
+            .isEqualTo("hi!");
+        assertThat(kit.client().get("over-jdbc", run).status()).isEqualTo(RunStatus.COMPLETED);
+      } finally {
+        worker.close();
+      }
+    }
+  }
 
   @Test
   void aSevenDayWaitAndADaySleepPassInMilliseconds() {

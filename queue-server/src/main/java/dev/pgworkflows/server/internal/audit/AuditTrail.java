@@ -2,10 +2,10 @@ package dev.pgworkflows.server.internal.audit;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.store.AuditStore;
 import dev.pgworkflows.server.ApiToken;
 import dev.pgworkflows.server.Scope;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.AuditStore;
 import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Pattern;

@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.db;
 
+import dev.pgworkflows.engine.internal.db.ConnectionInfo;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;

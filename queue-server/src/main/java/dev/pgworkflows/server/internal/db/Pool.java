@@ -2,6 +2,7 @@ package dev.pgworkflows.server.internal.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.engine.internal.db.ConnectionInfo;
 
 /** The HikariCP pool every request shares. */
 public final class Pool {

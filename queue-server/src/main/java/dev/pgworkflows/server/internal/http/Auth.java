@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.server.ApiToken;
 import dev.pgworkflows.server.Scope;
 import dev.pgworkflows.server.internal.audit.AuditTrail;

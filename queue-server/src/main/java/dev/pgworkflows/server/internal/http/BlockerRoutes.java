@@ -4,8 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.BlockerStore;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.store.BlockerStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 

@@ -1,18 +1,16 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.runtime.RunCalls;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
+import dev.pgworkflows.engine.internal.store.ChainStore;
+import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
-import dev.pgworkflows.protocol.StepRecord;
-import dev.pgworkflows.server.internal.engine.RunEnds;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.ChainStore;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.telemetry.RunTrace;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -28,22 +26,22 @@ public final class ChainRoutes {
 
   private final ChainStore chains;
   private final RunStore runs;
-  private final RunEnds runEnds;
-  private final WorkflowEvents events;
+  private final WorkerCalls calls;
+  private final RunCalls runCalls;
   private final TaskStreams streams;
   private final Tracing tracing;
 
   public ChainRoutes(
       ChainStore chains,
       RunStore runs,
-      RunEnds runEnds,
-      WorkflowEvents events,
+      WorkerCalls calls,
+      RunCalls runCalls,
       TaskStreams streams,
       Tracing tracing) {
+    this.runCalls = runCalls;
     this.chains = chains;
     this.runs = runs;
-    this.runEnds = runEnds;
-    this.events = events;
+    this.calls = calls;
     this.streams = streams;
     this.tracing = tracing;
   }
@@ -59,58 +57,11 @@ public final class ChainRoutes {
     long runId = Params.runId(ctx);
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
     ContinueAsNewRequest req = JsonBodies.read(ctx, ContinueAsNewRequest.class);
-    long msg = WorkerChecks.messageId(req.messageId());
-    long receipt = WorkerChecks.receipt(req.receipt());
-    StepRecord step = step(req.step());
-    String input = req.input() == null ? "null" : Json.write(req.input());
-    // The run must be of this workflow: its successor is started under the same name.
-    runs.get(name, runId)
-        .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
-    if (req.stepSeconds() != null && (req.stepSeconds() < 0 || req.stepSeconds().isNaN())) {
-      throw ApiException.badRequest("stepSeconds", "stepSeconds must be zero or more");
-    }
     // The successor's trace: a child of this request's span, as a start's run is of its request.
-    RunTrace trace = tracing.newRun(ctx);
-    ContinueAsNewOutcome answer =
-        chains.continueAsNew(
-            runId, msg, receipt, input, step, trace == null ? null : trace.encode());
-    if ("ok".equals(answer.outcome())) {
-      if (step != null && req.stepSeconds() != null) {
-        events.stepCompleted(name, step.name(), req.stepSeconds());
-      }
-      runs.get(name, runId)
-          .ifPresent(
-              ended -> {
-                Run r = ended.run();
-                runEnds.ended(
-                    name,
-                    runId,
-                    r.version(),
-                    r.status(),
-                    r.startedAt(),
-                    r.completedAt(),
-                    ended.traceContext());
-              });
-      events.started(name);
-    }
+    ContinueAsNewOutcome answer = calls.continueAsNew(name, runId, req, tracing.newRun(ctx));
     // The worker is done with the run: its slot is free, whatever the answer.
     streams.apply(name, report, 0);
     JsonBodies.respond(ctx, 200, answer);
-  }
-
-  /** The held step a continuation journals, checked as a completion's step is. */
-  private static StepRecord step(StepRecord step) {
-    if (step == null) {
-      return null;
-    }
-    WorkerChecks.stepName("step.name", step.name());
-    if (step.kind() == null || !STEP_KINDS.contains(step.kind())) {
-      throw ApiException.badRequest(
-          "step.kind", "step.kind must be one of run, sleep, wait and child");
-    }
-    WorkerChecks.error("step.error", step.error());
-    WorkerChecks.state("step.state", step.state());
-    return step;
   }
 
   private void chain(Context ctx) {
@@ -127,10 +78,6 @@ public final class ChainRoutes {
 
   /** The chain's last run: the one running while the chain goes on, and its result at the end. */
   private void last(Context ctx) {
-    String name = Params.workflow(ctx);
-    long runId = Params.runId(ctx);
-    runs.get(name, runId)
-        .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
-    JsonBodies.respond(ctx, 200, chains.last(runId));
+    JsonBodies.respond(ctx, 200, runCalls.chainLast(Params.workflow(ctx), Params.runId(ctx)));
   }
 }

@@ -1,37 +1,35 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.WorkerChecks;
+import dev.pgworkflows.engine.internal.runtime.Completions;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
+import dev.pgworkflows.engine.internal.store.StepCompletion;
 import dev.pgworkflows.protocol.CompleteRequest;
-import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionAnswers;
 import dev.pgworkflows.protocol.CompletionOutcome;
-import dev.pgworkflows.protocol.Task;
-import dev.pgworkflows.server.internal.engine.Completions;
-import dev.pgworkflows.server.internal.engine.PollTerms;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.store.StepCompletion;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 
 /**
  * Completing steps: one run's ({@code /runs/{runId}/complete}) or many runs' in one request and one
  * transaction ({@code /tasks/complete}), each journaling a step and continuing or ending its run.
  */
 public final class CompletionRoutes {
-  static final int MAX_BATCH = 100;
+  static final int MAX_BATCH = WorkerCalls.MAX_BATCH;
 
   private final Completions completions;
+  private final WorkerCalls calls;
   private final TaskStreams streams;
   private final InstantSource clock;
 
-  public CompletionRoutes(Completions completions, TaskStreams streams, InstantSource clock) {
+  public CompletionRoutes(
+      Completions completions, WorkerCalls calls, TaskStreams streams, InstantSource clock) {
     this.completions = completions;
+    this.calls = calls;
     this.streams = streams;
     this.clock = clock;
   }
@@ -61,59 +59,12 @@ public final class CompletionRoutes {
     Instant received = clock.instant();
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
     CompletionBodies.Read req = CompletionBodies.read(ctx);
-    PollTerms take = WorkerChecks.take(req.take());
-    int n = req.completions().size();
-    List<CompletionOutcome> answers = new ArrayList<>(n);
-    List<StepCompletion> accepted = new ArrayList<>(n);
-    List<String> traceparents = new ArrayList<>(n);
-    List<Integer> at = new ArrayList<>(n);
-    Set<Long> runs = new HashSet<>();
-    for (int i = 0; i < n; i++) {
-      answers.add(null);
-      Completion item = req.completions().get(i);
-      ApiException unread = req.refused()[i];
-      if (unread != null) {
-        answers.set(i, CompletionOutcome.rejected(unread.status(), unread.getMessage()));
-        continue;
-      }
-      try {
-        if (item == null) {
-          throw ApiException.badRequest(
-              "completions[" + i + "]", "completions[" + i + "] must be an object, not null");
-        }
-        if (item.runId() == null || item.runId() < 1) {
-          throw ApiException.badRequest(
-              "runId",
-              "runId "
-                  + (item.runId() == null ? "is required: " : "must be ")
-                  + "a positive integer");
-        }
-        if (!runs.add(item.runId())) {
-          throw ApiException.badRequest(
-              "runId", "run " + item.runId() + " appears more than once in the batch");
-        }
-        accepted.add(WorkerChecks.completion(item.runId(), WorkerChecks.request(item)));
-        traceparents.add(item.traceparent());
-        at.add(i);
-      } catch (ApiException e) {
-        answers.set(i, CompletionOutcome.rejected(e.status(), e.getMessage()));
-      }
-    }
-    if (!accepted.isEmpty()) {
-      List<CompletionOutcome> outcomes =
-          completions.completeBatch(name, accepted, traceparents, received);
-      for (int k = 0; k < outcomes.size(); k++) {
-        answers.set(at.get(k), outcomes.get(k));
-      }
-    }
-    if (take == null) {
-      streams.apply(name, report, 0);
-      JsonBodies.respond(ctx, 200, new CompletionAnswers(answers, null));
-      return;
-    }
-    List<Task> tasks = completions.take(name, take);
+    CompletionAnswers answers =
+        calls.complete(name, req.completions(), req.refused(), req.take(), received);
     // The slots that asked and got nothing are free too.
-    streams.apply(name, report, take.max() - tasks.size());
-    JsonBodies.respond(ctx, 200, new CompletionAnswers(answers, tasks));
+    int unfilled =
+        answers.tasks() == null ? 0 : WorkerChecks.take(req.take()).max() - answers.tasks().size();
+    streams.apply(name, report, Math.max(0, unfilled));
+    JsonBodies.respond(ctx, 200, answers);
   }
 }

@@ -1,13 +1,14 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.FlowChecks;
+import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
+import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
-import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.RateLimit;
-import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
-import dev.pgworkflows.server.internal.engine.Timers;
-import dev.pgworkflows.server.internal.store.FlowStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
@@ -17,15 +18,14 @@ import io.javalin.http.Context;
  * step was rate-limited (which holds every run of the run's key back).
  */
 public final class FlowRoutes {
-  /** The longest a rate-limited answer may hold a key back: a day. */
-  static final long MAX_RETRY_AFTER_MS = 86_400_000L;
-
   private final FlowStore store;
-  private final Timers timers;
+  private final WorkerCalls calls;
+  private final CodeRegistrations registrations;
 
-  public FlowRoutes(FlowStore store, Timers timers) {
+  public FlowRoutes(FlowStore store, WorkerCalls calls, CodeRegistrations registrations) {
     this.store = store;
-    this.timers = timers;
+    this.calls = calls;
+    this.registrations = registrations;
   }
 
   public void register(RoutesConfig routes) {
@@ -62,13 +62,7 @@ public final class FlowRoutes {
   private void setCodeConcurrency(Context ctx) {
     String name = Params.workflow(ctx);
     ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
-    if (req.limit() == null) {
-      throw ApiException.badRequest(
-          "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
-    }
-    Params.range("limit", req.limit(), 1, 1, 100_000);
-    JsonBodies.respond(
-        ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+    JsonBodies.respond(ctx, 200, registrations.concurrency(name, req));
   }
 
   private void keyConcurrency(Context ctx) {
@@ -126,9 +120,9 @@ public final class FlowRoutes {
     }
     if (req.limit() != null) {
       Params.range("limit", req.limit(), 1, 1, 1_000_000);
-      if (req.periodMs() < 1 || req.periodMs() > MAX_RETRY_AFTER_MS) {
+      if (req.periodMs() < 1 || req.periodMs() > WorkerCalls.MAX_RETRY_AFTER_MS) {
         throw ApiException.badRequest(
-            "periodMs", "periodMs must be between 1 and " + MAX_RETRY_AFTER_MS);
+            "periodMs", "periodMs must be between 1 and " + WorkerCalls.MAX_RETRY_AFTER_MS);
       }
     }
     JsonBodies.respond(ctx, 200, store.setRateLimit(key, req.limit(), req.periodMs()));
@@ -137,19 +131,7 @@ public final class FlowRoutes {
   private void rateLimited(Context ctx) {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
-    RateLimitedRequest req = JsonBodies.read(ctx, RateLimitedRequest.class);
-    long msg = WorkerChecks.messageId(req.messageId());
-    long receipt = WorkerChecks.receipt(req.receipt());
-    if (req.retryAfterMs() == null
-        || req.retryAfterMs() < 0
-        || req.retryAfterMs() > MAX_RETRY_AFTER_MS) {
-      throw ApiException.badRequest(
-          "retryAfterMs", "retryAfterMs must be between 0 and " + MAX_RETRY_AFTER_MS);
-    }
-    RateLimitedOutcome out = store.rateLimited(runId, msg, receipt, req.retryAfterMs());
-    if (out.resumeAt() != null) {
-      timers.wakeAt(Names.workflowQueue(name), out.resumeAt());
-    }
-    JsonBodies.respond(ctx, 200, out);
+    JsonBodies.respond(
+        ctx, 200, calls.rateLimited(name, runId, JsonBodies.read(ctx, RateLimitedRequest.class)));
   }
 }

@@ -1,8 +1,9 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.store.OperationsStore;
+import dev.pgworkflows.engine.internal.store.ParkedView;
 import dev.pgworkflows.protocol.GroupPause;
-import dev.pgworkflows.server.internal.store.OperationsStore;
-import dev.pgworkflows.server.internal.store.ParkedView;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.List;

@@ -1,7 +1,8 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.db.Durability;
-import dev.pgworkflows.server.internal.store.Sql;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.db.Durability;
+import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.sql.Migrations;
 import dev.pgworkflows.sql.Migrator;
 import io.javalin.config.RoutesConfig;

@@ -1,7 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.protocol.Problem;
-import dev.pgworkflows.server.internal.json.Json;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;

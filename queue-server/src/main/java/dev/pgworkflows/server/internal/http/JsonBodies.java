@@ -2,7 +2,8 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.server.internal.json.Json;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
 

@@ -1,25 +1,21 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.protocol.LeaseExtended;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
-import dev.pgworkflows.server.internal.engine.Retries;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.store.TaskStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
 /** A worker's hold on a task: hand it back to be due later, or extend the lease on it. */
 public final class LeaseRoutes {
-  private final Retries retries;
-  private final TaskStore store;
+  private final WorkerCalls calls;
   private final TaskStreams streams;
 
-  public LeaseRoutes(Retries retries, TaskStore store, TaskStreams streams) {
-    this.retries = retries;
-    this.store = store;
+  public LeaseRoutes(WorkerCalls calls, TaskStreams streams) {
+    this.calls = calls;
     this.streams = streams;
   }
 
@@ -32,31 +28,14 @@ public final class LeaseRoutes {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
-    RetryRequest req = JsonBodies.read(ctx, RetryRequest.class);
-    long msg = WorkerChecks.messageId(req.messageId());
-    long receipt = WorkerChecks.receipt(req.receipt());
-    long delayMs = WorkerChecks.delayMs("delayMs", req.delayMs());
-    String outcome = retries.retry(name, runId, msg, receipt, delayMs, req.step());
+    RetryOutcome outcome = calls.retry(name, runId, JsonBodies.read(ctx, RetryRequest.class));
     streams.apply(name, report, 0);
-    JsonBodies.respond(ctx, 200, new RetryOutcome(outcome));
+    JsonBodies.respond(ctx, 200, outcome);
   }
 
   private void lease(Context ctx) {
     Params.workflow(ctx);
     long runId = Params.runId(ctx);
-    LeaseRequest req = JsonBodies.read(ctx, LeaseRequest.class);
-    long msg = WorkerChecks.messageId(req.messageId());
-    long receipt = WorkerChecks.receipt(req.receipt());
-    int seconds = WorkerChecks.leaseSeconds("leaseSeconds", req.leaseSeconds());
-    String next =
-        store
-            .extendLease(runId, msg, receipt, seconds)
-            .orElseThrow(
-                () ->
-                    ApiException.conflict(
-                        "the lease on run "
-                            + runId
-                            + " was lost (cancelled, finished or expired)"));
-    JsonBodies.respond(ctx, 200, new LeaseExtended(next));
+    JsonBodies.respond(ctx, 200, calls.extend(runId, JsonBodies.read(ctx, LeaseRequest.class)));
   }
 }

@@ -1,5 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.WorkerChecks;
 import dev.pgworkflows.protocol.Names;
 import io.javalin.http.Context;
 
@@ -122,10 +124,6 @@ public final class Params {
 
   /** Checks a bounded integer field of a JSON body. */
   public static int range(String field, Integer value, int dflt, int lo, int hi) {
-    int v = value == null ? dflt : value;
-    if (v < lo || v > hi) {
-      throw ApiException.badRequest(field, field + " must be between " + lo + " and " + hi);
-    }
-    return v;
+    return WorkerChecks.range(field, value, dflt, lo, hi);
   }
 }

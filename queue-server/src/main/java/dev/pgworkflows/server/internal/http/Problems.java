@@ -1,7 +1,8 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.store.DatabaseException;
 import dev.pgworkflows.protocol.Problem;
-import dev.pgworkflows.server.internal.store.DatabaseException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;

@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.store.QueueStore;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.store.QueueStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.List;

@@ -1,14 +1,15 @@
 package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.store.DatabaseException;
+import dev.pgworkflows.engine.internal.store.OperationsStore;
+import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.protocol.ForkRequest;
 import dev.pgworkflows.protocol.RestartRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.WorkflowPause;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.DatabaseException;
-import dev.pgworkflows.server.internal.store.OperationsStore;
-import dev.pgworkflows.server.internal.store.RunStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.regex.Pattern;

@@ -1,9 +1,10 @@
 package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.server.internal.engine.StreamFollowers;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.RunStreamStore;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
+import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.OutputStream;

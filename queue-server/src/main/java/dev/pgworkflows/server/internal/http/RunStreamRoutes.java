@@ -2,32 +2,28 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pgworkflows.protocol.Names;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
+import dev.pgworkflows.engine.internal.runtime.StreamWrites;
+import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import dev.pgworkflows.protocol.StreamWrite;
-import dev.pgworkflows.server.internal.engine.StreamFollowers;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.store.RunStreamStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.util.List;
 
 /**
  * A run's streams of output: workers append entries (each known by its write's identity, so a
  * repeat is skipped), readers page through them as JSON or follow them live as Server-Sent Events.
  */
 public final class RunStreamRoutes {
-  /** The most entries one write may carry. */
-  static final int MAX_ENTRIES = 1000;
-
-  /** The largest value of one entry, as JSON bytes. */
-  static final int MAX_VALUE_BYTES = 64 * 1024;
-
   private final RunStreamStore store;
+  private final StreamWrites writes;
   private final StreamFollowers followers;
 
-  public RunStreamRoutes(RunStreamStore store, StreamFollowers followers) {
+  public RunStreamRoutes(RunStreamStore store, StreamWrites writes, StreamFollowers followers) {
     this.store = store;
+    this.writes = writes;
     this.followers = followers;
   }
 
@@ -39,73 +35,15 @@ public final class RunStreamRoutes {
 
   /** The {stream} path parameter: checked here and again in SQL. */
   static String stream(Context ctx) {
-    String stream = ctx.pathParam("stream");
-    if (!Names.isStreamName(stream)) {
-      throw ApiException.badRequest(
-          "stream",
-          "stream name must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\", not dots alone");
-    }
-    return stream;
+    return StreamWrites.streamName(ctx.pathParam("stream"));
   }
 
   private void write(Context ctx) {
     String name = Params.workflow(ctx);
     long runId = Params.runId(ctx);
     String stream = stream(ctx);
-    StreamWrite body = JsonBodies.read(ctx, StreamWrite.class);
-    List<StreamWrite.Entry> entries = body.entries() == null ? List.of() : body.entries();
-    if (entries.size() > MAX_ENTRIES) {
-      throw ApiException.badRequest(
-          "entries", "a write may carry at most " + MAX_ENTRIES + " entries");
-    }
-    for (int i = 0; i < entries.size(); i++) {
-      check(entries.get(i), "entries[" + i + "]");
-    }
-    String answer;
-    try {
-      answer =
-          store.write(
-              name,
-              runId,
-              stream,
-              Json.MAPPER.writeValueAsString(entries),
-              Boolean.TRUE.equals(body.close()));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("entries could not be serialised", e);
-    }
+    String answer = writes.write(name, runId, stream, JsonBodies.read(ctx, StreamWrite.class));
     ctx.status(200).contentType("application/json").result(answer);
-  }
-
-  private static void check(StreamWrite.Entry e, String at) {
-    if (e == null) {
-      throw ApiException.badRequest(at, at + " must be an object");
-    }
-    if (e.writer() == null || !(e.writer().isEmpty() || Names.isStepName(e.writer()))) {
-      throw ApiException.badRequest(
-          at + ".writer", at + ".writer must be \"\" (the workflow body) or a step name");
-    }
-    if (e.seq() == null || e.seq() < 0) {
-      throw ApiException.badRequest(at + ".seq", at + ".seq must be a whole number, 0 or more");
-    }
-    if (e.value() == null) {
-      throw ApiException.badRequest(at + ".value", at + ".value is missing");
-    }
-    int bytes;
-    try {
-      bytes = Json.MAPPER.writeValueAsBytes(e.value()).length;
-    } catch (JsonProcessingException x) {
-      throw ApiException.badRequest(at + ".value", at + ".value could not be read");
-    }
-    if (bytes > MAX_VALUE_BYTES) {
-      throw ApiException.badRequest(
-          at + ".value",
-          at
-              + ".value is "
-              + bytes
-              + " bytes of JSON; at most "
-              + MAX_VALUE_BYTES
-              + " are allowed");
-    }
   }
 
   private void read(Context ctx) throws IOException {

@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.engine.SlotReport;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 

@@ -2,6 +2,9 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.FlowChecks;
+import dev.pgworkflows.engine.internal.checks.StartTimings;
 
 /**
  * Checks the start fields a send to a workflow's queue carries in its headers ({@code

@@ -1,11 +1,12 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.runtime.LongPoll;
+import dev.pgworkflows.engine.internal.runtime.StateWaits;
+import dev.pgworkflows.engine.internal.store.RunStore;
+import dev.pgworkflows.engine.internal.store.StateStore;
+import dev.pgworkflows.engine.internal.store.StoredRun;
 import dev.pgworkflows.protocol.RunStateLimits;
-import dev.pgworkflows.server.internal.engine.LongPoll;
-import dev.pgworkflows.server.internal.engine.StateWaits;
-import dev.pgworkflows.server.internal.store.RunStore;
-import dev.pgworkflows.server.internal.store.StateStore;
-import dev.pgworkflows.server.internal.store.StoredRun;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;

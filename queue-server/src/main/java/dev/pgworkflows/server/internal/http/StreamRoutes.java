@@ -1,13 +1,15 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.WorkerChecks;
+import dev.pgworkflows.engine.internal.runtime.LongPoll;
+import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.TaskStream;
+import dev.pgworkflows.engine.internal.runtime.TaskStreams;
+import dev.pgworkflows.engine.internal.runtime.VersionRegistry;
+import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
+import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.protocol.StreamRequest;
-import dev.pgworkflows.server.internal.engine.LongPoll;
-import dev.pgworkflows.server.internal.engine.SlotReport;
-import dev.pgworkflows.server.internal.engine.TaskStream;
-import dev.pgworkflows.server.internal.engine.TaskStreams;
-import dev.pgworkflows.server.internal.engine.VersionRegistry;
-import dev.pgworkflows.server.internal.engine.WorkerIdentity;
-import dev.pgworkflows.server.internal.engine.WorkerSightings;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;

@@ -2,9 +2,10 @@ package dev.pgworkflows.server.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pgworkflows.server.internal.json.Json;
-import dev.pgworkflows.server.internal.maintenance.WebhookTargets;
-import dev.pgworkflows.server.internal.store.TopicStore;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
+import dev.pgworkflows.engine.internal.store.TopicStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.net.URI;

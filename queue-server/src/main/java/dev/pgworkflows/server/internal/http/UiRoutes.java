@@ -1,5 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;

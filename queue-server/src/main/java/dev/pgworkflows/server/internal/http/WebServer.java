@@ -1,6 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.engine.LongPoll;
+import dev.pgworkflows.engine.internal.runtime.LongPoll;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.Javalin;

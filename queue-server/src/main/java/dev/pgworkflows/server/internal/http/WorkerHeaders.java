@@ -1,6 +1,7 @@
 package dev.pgworkflows.server.internal.http;
 
-import dev.pgworkflows.server.internal.engine.WorkerIdentity;
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
 import io.javalin.http.Context;
 
 /**

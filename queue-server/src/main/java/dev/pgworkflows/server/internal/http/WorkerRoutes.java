@@ -1,8 +1,9 @@
 package dev.pgworkflows.server.internal.http;
 
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.store.WorkerStore;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Workers;
-import dev.pgworkflows.server.internal.store.WorkerStore;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 

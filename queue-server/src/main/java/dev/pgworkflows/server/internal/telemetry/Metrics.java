@@ -2,10 +2,10 @@ package dev.pgworkflows.server.internal.telemetry;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
-import dev.pgworkflows.server.internal.engine.WorkflowEvents;
+import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.http.RouteTemplates;
-import dev.pgworkflows.server.internal.store.Sql;
 import dev.pgworkflows.sweeper.Sweeper;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;

@@ -1,5 +1,7 @@
 package dev.pgworkflows.server.internal.telemetry;
 
+import dev.pgworkflows.engine.internal.telemetry.RunTrace;
+import dev.pgworkflows.engine.internal.telemetry.TraceIds;
 import dev.pgworkflows.server.internal.http.RequestHooks;
 import dev.pgworkflows.server.internal.http.RouteTemplates;
 import io.opentelemetry.api.OpenTelemetry;
@@ -29,14 +31,13 @@ import java.util.Map;
  */
 public final class Tracing {
   private static final String SPAN = "otel.span";
-  static final ThreadLocal<String> NEXT_SPAN_ID = new ThreadLocal<>();
 
   /** Span ids are random, except when a run span must get the id its steps already point to. */
   public static final IdGenerator ID_GENERATOR =
       new IdGenerator() {
         @Override
         public String generateSpanId() {
-          String preset = NEXT_SPAN_ID.get();
+          String preset = TraceIds.NEXT_SPAN_ID.get();
           return preset != null ? preset : IdGenerator.random().generateSpanId();
         }
 
@@ -208,7 +209,9 @@ public final class Tracing {
                   otel.getPropagators()
                       .getTextMapPropagator()
                       .extract(
-                          io.opentelemetry.context.Context.root(), traceparent, TRACEPARENT_ONLY))
+                          io.opentelemetry.context.Context.root(),
+                          traceparent,
+                          TraceIds.TRACEPARENT_ONLY))
               .getSpanContext();
       if (caller.isValid()) {
         return new RunTrace(
@@ -217,21 +220,6 @@ public final class Tracing {
     }
     return newRun(ctx);
   }
-
-  /** Reads a lone {@code traceparent} value as a carrier. */
-  static final TextMapGetter<String> TRACEPARENT_ONLY =
-      new TextMapGetter<>() {
-        @Override
-        @SuppressWarnings("deprecation") // required by the interface; only get() is used
-        public Iterable<String> keys(String carrier) {
-          return java.util.List.of("traceparent");
-        }
-
-        @Override
-        public String get(String carrier, String key) {
-          return "traceparent".equals(key) ? carrier : null;
-        }
-      };
 
   /**
    * A {@code workflow.signal} span inside the current request; {@code outcome} is delivered,

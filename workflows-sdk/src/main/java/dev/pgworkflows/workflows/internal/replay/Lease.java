@@ -4,16 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionOutcome;
-import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Next;
-import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
-import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.StartResult;
@@ -21,10 +18,9 @@ import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.workflows.ApiException;
-import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.SlotReports;
-import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.Completions;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -43,7 +39,8 @@ public final class Lease {
   private static final CompletionOutcome STALE = CompletionOutcome.of("stale");
   private static final JournalOutcome STALE_STEPS = new JournalOutcome("stale", 0);
 
-  private final Transport transport;
+  private final WorkerTransport transport;
+  private final String workflow;
   private final Completions completions;
   private final long runId;
   private final String base;
@@ -55,12 +52,16 @@ public final class Lease {
   private volatile long expiresAtNanos;
 
   public Lease(
-      Transport transport, Completions completions, String workflow, Task task, Duration duration) {
+      WorkerTransport transport,
+      Completions completions,
+      String workflow,
+      Task task,
+      Duration duration) {
     this(transport, completions, workflow, task, duration, false);
   }
 
   private Lease(
-      Transport transport,
+      WorkerTransport transport,
       Completions completions,
       String workflow,
       Task task,
@@ -68,6 +69,7 @@ public final class Lease {
       boolean offline) {
     this.offline = offline;
     this.transport = transport;
+    this.workflow = workflow;
     this.completions = completions;
     this.runId = task.runId();
     this.base = "/v1/workflows/" + workflow + "/runs/" + task.runId();
@@ -136,14 +138,7 @@ public final class Lease {
         "/continue-as-new",
         () ->
             // The run is done with on this worker: its slot is free, as after a retry.
-            transport
-                .post(
-                    base + "/continue-as-new",
-                    body,
-                    SlotReports.HEADER,
-                    completions.slotReport(1),
-                    ContinueAsNewOutcome.class)
-                .outcome(),
+            transport.continueAsNew(workflow, runId, body, completions.slotReport(1)).outcome(),
         "stale");
   }
 
@@ -154,14 +149,7 @@ public final class Lease {
         "/retry",
         () ->
             // A task handed back frees its slot, which the worker's task stream hears of.
-            transport
-                .post(
-                    base + "/retry",
-                    body,
-                    SlotReports.HEADER,
-                    completions.slotReport(1),
-                    RetryOutcome.class)
-                .outcome(),
+            transport.retry(workflow, runId, body, completions.slotReport(1)).outcome(),
         "stale");
   }
 
@@ -173,15 +161,7 @@ public final class Lease {
     RateLimitedRequest body = new RateLimitedRequest(messageId, receipt, retryAfter.toMillis());
     return write(
         "/rate-limited",
-        () ->
-            transport
-                .post(
-                    base + "/rate-limited",
-                    body,
-                    SlotReports.HEADER,
-                    completions.slotReport(1),
-                    RateLimitedOutcome.class)
-                .outcome(),
+        () -> transport.rateLimited(workflow, runId, body, completions.slotReport(1)).outcome(),
         "stale");
   }
 
@@ -192,7 +172,7 @@ public final class Lease {
   public synchronized StartResult startChild(ChildStartRequest request) {
     return write(
         "/children",
-        () -> transport.post(base + "/children", request, StartResult.class),
+        () -> transport.startChild(workflow, runId, request),
         new StartResult(0, "stale", false));
   }
 
@@ -202,8 +182,7 @@ public final class Lease {
    */
   public synchronized JournalOutcome journal(List<StepRecord> steps) {
     JournalRequest body = new JournalRequest(messageId, receipt, steps);
-    return write(
-        "/steps", () -> transport.post(base + "/steps", body, JournalOutcome.class), STALE_STEPS);
+    return write("/steps", () -> transport.journal(workflow, runId, body), STALE_STEPS);
   }
 
   /**
@@ -220,7 +199,7 @@ public final class Lease {
     long backoffMs = 50;
     while (true) {
       try {
-        return transport.post(base + "/streams/" + stream, body, StreamWritten.class);
+        return transport.writeStream(workflow, runId, stream, body);
       } catch (ServerUnavailableException e) {
         if (System.nanoTime() - expiresAtNanos > 0) {
           throw e;
@@ -242,10 +221,7 @@ public final class Lease {
     refuseOffline();
     try {
       LeaseExtended r =
-          transport.post(
-              base + "/lease",
-              new LeaseRequest(messageId, receipt, leaseSeconds),
-              LeaseExtended.class);
+          transport.extend(workflow, runId, new LeaseRequest(messageId, receipt, leaseSeconds));
       receipt = r.receipt();
       expiresAtNanos = System.nanoTime() + duration.toNanos();
       return true;

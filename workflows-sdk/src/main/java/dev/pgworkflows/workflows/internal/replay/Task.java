@@ -1,7 +1,9 @@
 package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +26,7 @@ public record Task(
     List<Entry> journal,
     Instant startedAt,
     String traceContext) {
+  private static final ObjectMapper READER = new ObjectMapper();
 
   /**
    * One journal row.
@@ -77,6 +80,37 @@ public record Task(
         journal,
         started == null ? null : Instant.parse(started),
         text(n, "traceContext"));
+  }
+
+  /**
+   * A task the engine leased in this process: its input and journal, JSON text in the protocol's
+   * record, parsed once here.
+   */
+  public static Task of(dev.pgworkflows.protocol.Task t) {
+    List<Entry> journal = null;
+    try {
+      JsonNode input = t.input() == null ? null : READER.readTree(t.input());
+      if (t.journal() != null) {
+        JsonNode rows = READER.readTree(t.journal());
+        journal = new ArrayList<>(rows.size());
+        for (JsonNode row : rows) {
+          journal.add(Entry.of(row));
+        }
+      }
+      return new Task(
+          t.runId(),
+          t.messageId(),
+          t.receipt(),
+          t.attempt(),
+          t.version(),
+          t.reason(),
+          input,
+          journal,
+          t.startedAt(),
+          t.traceContext());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a leased task's JSON does not read: " + e.getMessage(), e);
+    }
   }
 
   /** The tasks of an answer's {@code tasks} array; none when it has none. */

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * caller sends or gets back, and comparing would need every function file in the SDK's jar. The
  * signatures are what a call depends on, and those are checked.
  */
-final class SchemaVersion {
+public final class SchemaVersion {
   private static final String INDEX = "schema/index.txt";
   private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.*\\.sql");
 
@@ -76,7 +76,7 @@ final class SchemaVersion {
    * Returns normally when the database is at {@link #EXPECTED} with the functions the SDK calls;
    * throws {@link QueueSchemaException} otherwise.
    */
-  static void require(Connection c) throws SQLException {
+  public static void require(Connection c) throws SQLException {
     String key = key(c);
     long now = clock.getAsLong();
     Long at = checkedAt.get(key);

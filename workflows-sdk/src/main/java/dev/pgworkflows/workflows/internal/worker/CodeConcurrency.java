@@ -3,8 +3,7 @@ package dev.pgworkflows.workflows.internal.worker;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.Transport;
-import java.time.Duration;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +15,12 @@ import org.slf4j.LoggerFactory;
 final class CodeConcurrency {
   private static final Logger log = LoggerFactory.getLogger(CodeConcurrency.class);
 
-  private final Transport transport;
+  private final WorkerTransport transport;
   private final String workflow;
   private final Integer limit;
   private volatile boolean pending;
 
-  CodeConcurrency(Transport transport, String workflow, Integer limit) {
+  CodeConcurrency(WorkerTransport transport, String workflow, Integer limit) {
     this.transport = transport;
     this.workflow = workflow;
     this.limit = limit;
@@ -64,11 +63,7 @@ final class CodeConcurrency {
   }
 
   private void send() {
-    transport.send(
-        "PUT",
-        "/v1/workflows/" + workflow + "/code-concurrency",
-        new ConcurrencyLimit(null, limit),
-        Duration.ofSeconds(30));
+    transport.setCodeConcurrency(workflow, new ConcurrencyLimit(null, limit));
     pending = false;
   }
 }

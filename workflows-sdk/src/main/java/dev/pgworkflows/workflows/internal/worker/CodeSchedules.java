@@ -5,7 +5,7 @@ import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.internal.http.ScheduleRequests;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
 final class CodeSchedules {
   private static final Logger log = LoggerFactory.getLogger(CodeSchedules.class);
 
-  private final Transport transport;
+  private final WorkerTransport transport;
   private final String workflow;
   private final List<Schedule> schedules;
   private volatile boolean pending;
 
-  CodeSchedules(Transport transport, String workflow, List<Schedule> schedules) {
+  CodeSchedules(WorkerTransport transport, String workflow, List<Schedule> schedules) {
     this.transport = transport;
     this.workflow = workflow;
     this.schedules = schedules;
@@ -66,8 +66,8 @@ final class CodeSchedules {
   }
 
   private void send() {
-    transport.post(
-        "/v1/workflows/" + workflow + "/schedules",
+    transport.registerSchedules(
+        workflow,
         new ScheduleRegistration(
             schedules.stream().map(s -> ScheduleRequests.of(s, null, workflow)).toList()));
     pending = false;

@@ -1,21 +1,19 @@
 package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.workflows.WorkerOptions;
-import dev.pgworkflows.workflows.internal.http.Transport;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
  * What both intakes, the task stream and the long poll, work with: the workflow and the versions it
- * serves, the worker's options, the transport, the slots, the runners that run what is taken, the
- * backoff after a failure, and whether the worker is stopping.
+ * serves, the worker's options, the slots, the runners that run what is taken, the backoff after a
+ * failure, and whether the worker is stopping.
  */
 abstract class Intake implements TaskIntake {
   final String workflow;
   final String path;
   final List<Integer> versions;
   final WorkerOptions options;
-  final Transport transport;
   final Slots slots;
   final Runners runners;
   final Backoff backoff;
@@ -26,7 +24,6 @@ abstract class Intake implements TaskIntake {
       String route,
       List<Integer> versions,
       WorkerOptions options,
-      Transport transport,
       Slots slots,
       Runners runners,
       Backoff backoff,
@@ -35,7 +32,6 @@ abstract class Intake implements TaskIntake {
     this.path = "/v1/workflows/" + workflow + route;
     this.versions = versions;
     this.options = options;
-    this.transport = transport;
     this.slots = slots;
     this.runners = runners;
     this.backoff = backoff;

@@ -1,11 +1,10 @@
 package dev.pgworkflows.workflows.internal.worker;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.PollRequest;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
 import java.util.List;
@@ -21,16 +20,19 @@ final class LongPoll extends Intake {
   /** Whether a poll is out: the tasks it brings fill the slots it reserved. */
   private volatile boolean inFlight;
 
+  private final WorkerTransport transport;
+
   LongPoll(
       String workflow,
       List<Integer> versions,
       WorkerOptions options,
-      Transport transport,
+      WorkerTransport transport,
       Slots slots,
       Runners runners,
       Backoff backoff,
       BooleanSupplier stopping) {
-    super(workflow, "/tasks/poll", versions, options, transport, slots, runners, backoff, stopping);
+    super(workflow, "/tasks/poll", versions, options, slots, runners, backoff, stopping);
+    this.transport = transport;
   }
 
   /** Whether a poll is out for the free slots. */
@@ -53,15 +55,14 @@ final class LongPoll extends Intake {
               taken,
               (int) options.pollWait().toSeconds(),
               TaskWorker.seconds(options.lease()));
-      JsonNode resp;
+      List<Task> tasks;
       inFlight = true;
       try {
-        resp = transport.send("POST", path, req, options.pollWait().plus(Duration.ofSeconds(15)));
+        tasks = transport.poll(workflow, req, options.pollWait().plus(Duration.ofSeconds(15)));
       } finally {
         inFlight = false;
       }
       backoff.reset();
-      List<Task> tasks = Task.all(resp.get("tasks"));
       if (taken > tasks.size()) {
         slots.unreserve(taken - tasks.size());
       }
@@ -92,6 +93,8 @@ final class LongPoll extends Intake {
   @Override
   public void stop() {
     // A poll in flight is not cut: the server may already have leased tasks to it. It returns
-    // within pollWait, and the runners hand back whatever it brings.
+    // within pollWait, and the runners hand back whatever it brings. A poll waiting on the engine
+    // in this process answers at once, with nothing.
+    transport.stopPolling(workflow);
   }
 }

@@ -1,6 +1,6 @@
 package dev.pgworkflows.workflows.internal.worker;
 
-import dev.pgworkflows.workflows.internal.http.SlotReports;
+import dev.pgworkflows.workflows.internal.link.SlotReports;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -3,8 +3,9 @@ package dev.pgworkflows.workflows.internal.worker;
 import com.fasterxml.jackson.databind.JavaType;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import dev.pgworkflows.workflows.WorkflowVersionMismatch;
-import dev.pgworkflows.workflows.internal.http.Completions;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.Completions;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Lease;
 import dev.pgworkflows.workflows.internal.replay.Replay;
 import dev.pgworkflows.workflows.internal.replay.RunEnvironment;
@@ -20,12 +21,15 @@ final class TaskRunner<I, O> {
   private static final Logger log = LoggerFactory.getLogger(TaskRunner.class);
 
   private final Definition<I, O> workflow;
-  private final Transport transport;
+  private final WorkerTransport transport;
   private final Completions completions;
   private final RunEnvironment env;
 
   TaskRunner(
-      Definition<I, O> workflow, Transport transport, Completions completions, RunEnvironment env) {
+      Definition<I, O> workflow,
+      WorkerTransport transport,
+      Completions completions,
+      RunEnvironment env) {
     this.workflow = workflow;
     this.transport = transport;
     this.completions = completions;

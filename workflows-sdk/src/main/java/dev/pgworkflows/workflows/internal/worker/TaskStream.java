@@ -6,9 +6,9 @@ import dev.pgworkflows.protocol.StreamRequest;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
-import dev.pgworkflows.workflows.internal.http.SlotReports;
 import dev.pgworkflows.workflows.internal.http.StreamHeldException;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.SlotReports;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
 import java.util.List;
@@ -41,6 +41,8 @@ final class TaskStream extends Intake {
   // The intake thread's own.
   private long pollUntilNanos = System.nanoTime();
 
+  private final Transport transport;
+
   TaskStream(
       String workflow,
       List<Integer> versions,
@@ -50,8 +52,8 @@ final class TaskStream extends Intake {
       Runners runners,
       Backoff backoff,
       BooleanSupplier stopping) {
-    super(
-        workflow, "/tasks/stream", versions, options, transport, slots, runners, backoff, stopping);
+    super(workflow, "/tasks/stream", versions, options, slots, runners, backoff, stopping);
+    this.transport = transport;
   }
 
   /** False for a while after a stream was held back on the way. */

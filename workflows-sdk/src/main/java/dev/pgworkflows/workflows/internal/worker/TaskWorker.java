@@ -1,12 +1,14 @@
 package dev.pgworkflows.workflows.internal.worker;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerMetrics;
 import dev.pgworkflows.workflows.WorkerOptions;
-import dev.pgworkflows.workflows.internal.http.Completions;
-import dev.pgworkflows.workflows.internal.http.TakeBack;
+import dev.pgworkflows.workflows.internal.http.HttpWorkerTransport;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.jdbc.JdbcWorkerTransport;
+import dev.pgworkflows.workflows.internal.link.Completions;
+import dev.pgworkflows.workflows.internal.link.TakeBack;
+import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.CompletionHook;
 import dev.pgworkflows.workflows.internal.replay.RunEnvironment;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -14,6 +16,7 @@ import dev.pgworkflows.workflows.internal.replay.WorkerCounters;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -27,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class TaskWorker implements Worker {
   private final WorkerOptions options;
+  private final WorkerTransport link;
   private final Slots slots;
   private final Completions completions;
   private final ScheduledExecutorService heartbeats;
@@ -47,14 +51,19 @@ public final class TaskWorker implements Worker {
     String name = workflow.name();
     List<Integer> versions =
         options.versions() != null ? options.versions() : List.of(workflow.version());
-    Transport transport = new Transport(options.url(), options.token());
-    // Polls and streams name the worker (the workers listing); completions, the busy path, do not.
-    Transport intakeTransport =
-        new Transport(options.url(), options.token(), WorkerIds.headers(options.concurrency()));
+    Map<String, String> identity = WorkerIds.headers(options.concurrency());
+    // Over HTTP, polls and streams name the worker (the workers listing); completions, the busy
+    // path, do not. Over JDBC the engine in this process sees the worker by the same names.
+    this.link =
+        options.dataSource() != null
+            ? new JdbcWorkerTransport(options.dataSource(), name, WorkerIds.identity(identity))
+            : new HttpWorkerTransport(
+                new Transport(options.url(), options.token()),
+                new Transport(options.url(), options.token(), identity));
     this.slots = new Slots(options.concurrency());
     this.completions =
         new Completions(
-            transport,
+            link,
             name,
             new TakeBack(versions, options.lease().toSeconds(), this::takesBack, this::handOver),
             slots);
@@ -75,19 +84,18 @@ public final class TaskWorker implements Worker {
             options.clock(),
             hook,
             counters);
-    TaskRunner<I, O> runner = new TaskRunner<>(workflow, transport, completions, env);
+    TaskRunner<I, O> runner = new TaskRunner<>(workflow, link, completions, env);
     this.runners = new Runners(name, options.concurrency(), slots, runner, () -> stopping);
     Backoff backoff = new Backoff();
     this.longPoll =
-        new LongPoll(
-            name, versions, options, intakeTransport, slots, runners, backoff, () -> stopping);
+        new LongPoll(name, versions, options, link, slots, runners, backoff, () -> stopping);
     this.taskStream =
-        options.taskStream()
+        options.taskStream() && link instanceof HttpWorkerTransport http
             ? new TaskStream(
-                name, versions, options, intakeTransport, slots, runners, backoff, () -> stopping)
+                name, versions, options, http.named(), slots, runners, backoff, () -> stopping)
             : null;
-    this.schedules = new CodeSchedules(transport, name, workflow.schedules());
-    this.concurrency = new CodeConcurrency(transport, name, workflow.concurrency());
+    this.schedules = new CodeSchedules(link, name, workflow.schedules());
+    this.concurrency = new CodeConcurrency(link, name, workflow.concurrency());
     this.intake = new Thread(this::takeTasks, "wf-" + name + "-poll");
     this.intake.setDaemon(true);
   }
@@ -121,8 +129,8 @@ public final class TaskWorker implements Worker {
   }
 
   /** A task a completion took back, run next on the completion's thread. */
-  private void handOver(JsonNode task) {
-    runners.handOver(Task.of(task));
+  private void handOver(Task task) {
+    runners.handOver(task);
   }
 
   /**
@@ -184,6 +192,7 @@ public final class TaskWorker implements Worker {
     } finally {
       heartbeats.shutdownNow();
       completions.close();
+      link.close();
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.worker;
 
+import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
@@ -23,6 +24,14 @@ final class WorkerIds {
         "X-Worker-Id", printable(id, 200),
         "X-Worker-Host", printable(HOST, 255),
         "X-Worker-Slots", Integer.toString(slots));
+  }
+
+  /** The same names as the engine's record of a worker it serves in this process. */
+  static WorkerIdentity identity(Map<String, String> headers) {
+    return new WorkerIdentity(
+        headers.get("X-Worker-Id"),
+        headers.get("X-Worker-Host"),
+        Integer.valueOf(headers.get("X-Worker-Slots")));
   }
 
   private static String host() {

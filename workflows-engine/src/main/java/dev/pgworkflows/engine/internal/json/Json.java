@@ -1,0 +1,51 @@
+package dev.pgworkflows.engine.internal.json;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+
+/**
+ * The server's one ObjectMapper, strict about what it accepts: request bodies, response bodies,
+ * task stream lines and jsonb parameters all go through it.
+ */
+public final class Json {
+  /** Nesting deeper than this is refused as hostile rather than parsed. */
+  public static final int MAX_NESTING = 200;
+
+  public static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .addModule(new JavaTimeModule())
+          .addModule(UtcInstants.module())
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .build();
+
+  static {
+    MAPPER
+        .getFactory()
+        .setStreamReadConstraints(
+            StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build());
+  }
+
+  private Json() {}
+
+  /** Serialises a value for a jsonb parameter. */
+  public static String write(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.pgworkflows.engine.internal.runtime;
+
+import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.ScheduleChecks;
+import dev.pgworkflows.engine.internal.checks.WorkerChecks;
+import dev.pgworkflows.engine.internal.store.FlowStore;
+import dev.pgworkflows.engine.internal.store.ScheduleStore;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ScheduleRegistration;
+import dev.pgworkflows.protocol.ScheduleRequest;
+import dev.pgworkflows.protocol.ScheduleState;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a worker registers from its workflow's definition as it starts: the schedules declared in
+ * code (source {@code code}, replacing the ones registered before) and the workflow's concurrency
+ * limit. Every field is checked before any I/O.
+ */
+public final class CodeRegistrations {
+  public static final int MAX_REGISTERED = 100;
+
+  private final ScheduleStore schedules;
+  private final FlowStore flow;
+  private final InstantSource clock;
+
+  public CodeRegistrations(ScheduleStore schedules, FlowStore flow, InstantSource clock) {
+    this.schedules = schedules;
+    this.flow = flow;
+    this.clock = clock;
+  }
+
+  /** Registers the schedules of {@code workflow}'s definition; answers them as stored. */
+  public List<ScheduleState> schedules(String workflow, ScheduleRegistration req) {
+    if (req.schedules() == null) {
+      throw ApiException.badRequest("schedules", "schedules is required");
+    }
+    if (req.schedules().size() > MAX_REGISTERED) {
+      throw ApiException.badRequest(
+          "schedules", "schedules may hold at most " + MAX_REGISTERED + " schedules");
+    }
+    List<ScheduleStore.Settings> all = new ArrayList<>();
+    for (int i = 0; i < req.schedules().size(); i++) {
+      String at = "schedules[" + i + "].";
+      ScheduleRequest s = req.schedules().get(i);
+      if (s == null) {
+        throw ApiException.badRequest("schedules[" + i + "]", "schedules[" + i + "] is null");
+      }
+      if (s.workflow() != null && !s.workflow().equals(workflow)) {
+        throw ApiException.badRequest(
+            at + "workflow", at + "workflow must be absent or the path's \"" + workflow + "\"");
+      }
+      ScheduleStore.Settings checked =
+          ScheduleChecks.check(
+              s, s.name() == null ? workflow : s.name(), workflow, at, clock.instant());
+      if (all.stream().anyMatch(o -> o.name().equals(checked.name()))) {
+        throw ApiException.badRequest(
+            at + "name", at + "name \"" + checked.name() + "\" is given twice");
+      }
+      all.add(checked);
+    }
+    return schedules.register(all);
+  }
+
+  /** Sets the concurrency limit of {@code workflow}'s definition; answers it as stored. */
+  public ConcurrencyLimit concurrency(String workflow, ConcurrencyLimit req) {
+    if (req.limit() == null) {
+      throw ApiException.badRequest(
+          "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
+    }
+    WorkerChecks.range("limit", req.limit(), 1, 1, 100_000);
+    return new ConcurrencyLimit(workflow, flow.setConcurrencyLimit(workflow, req.limit()));
+  }
+}

@@ -1,0 +1,76 @@
+package dev.pgworkflows.engine.internal.store;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.List;
+
+/** Subscriptions and publishing, through the functions of sql/functions/topics.sql. */
+public final class TopicStore {
+  /** A subscription as the API shows it; the secret is never returned. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Subscription(
+      long id,
+      String pattern,
+      String type,
+      String name,
+      String url,
+      boolean signed,
+      Instant createdAt) {}
+
+  /** Where one publish went. */
+  public record Fanout(long subscriptionId, String type, String target, long id) {}
+
+  private final Sql sql;
+
+  public TopicStore(Sql sql) {
+    this.sql = sql;
+  }
+
+  /** Returns the subscription id and whether it was created now. */
+  public record Subscribed(long id, boolean created) {}
+
+  public Subscribed subscribe(String pattern, String type, String target, String secret) {
+    return sql.one(
+            "SELECT * FROM queue.subscribe(?, ?, ?, ?)",
+            rs -> new Subscribed(rs.getLong(1), rs.getBoolean(2)),
+            pattern,
+            type,
+            target,
+            secret)
+        .orElseThrow();
+  }
+
+  public List<Subscription> list(String pattern) {
+    return sql.list(
+        "SELECT subscription_id, pattern, target_type, target, secret IS NOT NULL, created_at"
+            + " FROM queue.subscription WHERE (?::text IS NULL OR pattern = ?::text)"
+            + " ORDER BY subscription_id",
+        rs -> {
+          String type = rs.getString(3);
+          boolean isQueue = !type.startsWith("http");
+          return new Subscription(
+              rs.getLong(1),
+              rs.getString(2),
+              type,
+              isQueue ? rs.getString(4) : null,
+              isQueue ? null : rs.getString(4),
+              rs.getBoolean(5),
+              rs.getTimestamp(6).toInstant());
+        },
+        pattern,
+        pattern);
+  }
+
+  public boolean unsubscribe(long id) {
+    return sql.one("SELECT queue.unsubscribe(?::bigint)", rs -> rs.getBoolean(1), id).orElseThrow();
+  }
+
+  public List<Fanout> publish(String topic, String body, String headers) {
+    return sql.list(
+        "SELECT * FROM queue.publish(?, ?::jsonb, ?::jsonb)",
+        rs -> new Fanout(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)),
+        topic,
+        body,
+        headers);
+  }
+}

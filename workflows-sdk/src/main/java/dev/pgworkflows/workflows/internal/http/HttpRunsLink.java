@@ -1,0 +1,82 @@
+package dev.pgworkflows.workflows.internal.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartAnswer;
+import dev.pgworkflows.protocol.StartBatchAnswers;
+import dev.pgworkflows.protocol.StartBatchItem;
+import dev.pgworkflows.protocol.StartBatchRequest;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.workflows.internal.link.RunsLink;
+import dev.pgworkflows.workflows.internal.link.StartBatches;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A client's calls about runs as requests to the server; starts share requests ({@link Starts}).
+ */
+public final class HttpRunsLink implements RunsLink {
+  private final Transport transport;
+  private final StartBatches starts;
+
+  public HttpRunsLink(Transport transport) {
+    this.transport = transport;
+    this.starts =
+        new StartBatches(
+            new StartBatches.Sender() {
+              @Override
+              public StartResult one(String workflow, StartRequest body) {
+                return transport.post(
+                    "/v1/workflows/" + workflow + "/runs", body, StartResult.class);
+              }
+
+              @Override
+              public List<StartAnswer> many(String workflow, List<StartBatchItem> items) {
+                return transport
+                    .post(
+                        "/v1/workflows/" + workflow + "/runs/batch",
+                        new StartBatchRequest(items),
+                        StartBatchAnswers.class)
+                    .runs();
+              }
+            });
+  }
+
+  private static String run(String workflow, long runId) {
+    return "/v1/workflows/" + workflow + "/runs/" + runId;
+  }
+
+  @Override
+  public StartResult start(String workflow, StartRequest body) {
+    return starts.start(workflow, body);
+  }
+
+  @Override
+  public SignalOutcome signal(
+      String workflow, long runId, String event, JsonNode payload, String key) {
+    String path =
+        run(workflow, runId) + "/signals/" + URLEncoder.encode(event, StandardCharsets.UTF_8);
+    return key == null
+        ? transport.post(path, payload, SignalOutcome.class)
+        : transport.post(path, payload, "Idempotency-Key", key, SignalOutcome.class);
+  }
+
+  @Override
+  public Run get(String workflow, long runId) {
+    return transport.get(run(workflow, runId), Run.class);
+  }
+
+  @Override
+  public Run chainLast(String workflow, long runId) {
+    return transport.get(run(workflow, runId) + "/chain/last", Run.class);
+  }
+
+  @Override
+  public CancelOutcome cancel(String workflow, long runId) {
+    return transport.delete(run(workflow, runId), CancelOutcome.class);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.pgworkflows.workflows.internal.jdbc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.engine.internal.runtime.RunCalls;
+import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartAnswer;
+import dev.pgworkflows.protocol.StartBatchItem;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.workflows.internal.link.RunsLink;
+import dev.pgworkflows.workflows.internal.link.StartBatches;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * A client's calls about runs as the engine's own ({@link RunCalls}), made in this process over
+ * connections from the client's {@link DataSource}.
+ */
+public final class JdbcRunsLink implements RunsLink {
+  private final DataSource dataSource;
+  private final RunCalls calls;
+  private final StartBatches starts;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  public JdbcRunsLink(DataSource dataSource) {
+    this.dataSource = dataSource;
+    this.calls = LocalEngines.acquire(dataSource).runCalls();
+    this.starts =
+        new StartBatches(
+            new StartBatches.Sender() {
+              @Override
+              public StartResult one(String workflow, StartRequest body) {
+                return EngineErrors.call(
+                    () -> calls.start(workflow, body, RunTraces.fromCurrentSpan()));
+              }
+
+              @Override
+              public List<StartAnswer> many(String workflow, List<StartBatchItem> items) {
+                return EngineErrors.call(
+                    () -> calls.startMany(workflow, items, RunTraces::fromTraceparent));
+              }
+            });
+  }
+
+  /**
+   * Starts made by several threads at once share a transaction, as over HTTP they share a request.
+   */
+  @Override
+  public StartResult start(String workflow, StartRequest body) {
+    return starts.start(workflow, body);
+  }
+
+  @Override
+  public SignalOutcome signal(
+      String workflow, long runId, String event, JsonNode payload, String key) {
+    return EngineErrors.call(
+        () -> calls.signal(workflow, runId, event, payload, key, "idempotencyKey"));
+  }
+
+  @Override
+  public Run get(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.get(workflow, runId));
+  }
+
+  @Override
+  public Run chainLast(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.chainLast(workflow, runId));
+  }
+
+  @Override
+  public CancelOutcome cancel(String workflow, long runId) {
+    return EngineErrors.call(() -> calls.cancel(workflow, runId));
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      LocalEngines.release(dataSource);
+    }
+  }
+}

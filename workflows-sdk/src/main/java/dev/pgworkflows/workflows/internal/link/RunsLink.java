@@ -1,0 +1,28 @@
+package dev.pgworkflows.workflows.internal.link;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.SignalOutcome;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
+
+/**
+ * What a client asks about runs, in the protocol's records: over HTTP to a server, or over JDBC to
+ * the engine in this process. Refusals and an engine out of reach are thrown as a worker's are (see
+ * {@link WorkerTransport}).
+ */
+public interface RunsLink extends AutoCloseable {
+  StartResult start(String workflow, StartRequest body);
+
+  SignalOutcome signal(String workflow, long runId, String event, JsonNode payload, String key);
+
+  Run get(String workflow, long runId);
+
+  Run chainLast(String workflow, long runId);
+
+  CancelOutcome cancel(String workflow, long runId);
+
+  @Override
+  default void close() {}
+}

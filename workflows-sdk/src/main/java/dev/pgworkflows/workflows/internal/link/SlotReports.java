@@ -1,0 +1,19 @@
+package dev.pgworkflows.workflows.internal.link;
+
+/**
+ * Where a worker's writes get the report of its free slots that tells its task stream how many
+ * tasks to send. Writes that end a task's use of its slot carry one in the {@value #HEADER} header.
+ */
+public interface SlotReports {
+  /** The header a report travels in. */
+  String HEADER = "Task-Stream-Slots";
+
+  /** No task stream: no reports. */
+  SlotReports NONE = freeing -> null;
+
+  /**
+   * The report for a write after which {@code freeing} more slots are free, or null when no stream
+   * is open.
+   */
+  String report(int freeing);
+}

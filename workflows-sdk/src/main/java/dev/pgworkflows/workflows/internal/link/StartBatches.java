@@ -1,0 +1,162 @@
+package dev.pgworkflows.workflows.internal.link;
+
+import dev.pgworkflows.protocol.Rejected;
+import dev.pgworkflows.protocol.StartAnswer;
+import dev.pgworkflows.protocol.StartBatchItem;
+import dev.pgworkflows.protocol.StartRequest;
+import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Starts from many threads, sent together. A caller queues its start and, if fewer than {@value
+ * #SENDERS} sends are in flight, sends everything that is waiting itself; otherwise it waits for a
+ * sender to take its start along. No thread of its own and no deliberate delay: a lone start goes
+ * out at once as a single start, while starts that arrive during a send share the next one (grouped
+ * by workflow, up to {@value #MAX_BATCH} a send), which the engine commits together, over HTTP or
+ * over JDBC alike.
+ */
+public final class StartBatches {
+  /** How a batch goes out: one start, or many of one workflow. */
+  public interface Sender {
+    StartResult one(String workflow, StartRequest body);
+
+    /** One answer per item, in order: a {@link StartResult} or a {@link Rejected}. */
+    List<StartAnswer> many(String workflow, List<StartBatchItem> items);
+  }
+
+  static final int MAX_BATCH = 100;
+  private static final int SENDERS = 2;
+
+  private record Pending(
+      String workflow, StartRequest body, Context context, CompletableFuture<StartResult> answer) {}
+
+  private final Sender sender;
+  private final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
+  private final Semaphore sending = new Semaphore(SENDERS);
+
+  public StartBatches(Sender sender) {
+    this.sender = sender;
+  }
+
+  /**
+   * Starts a run of {@code workflow} and returns the server's answer for it. Throws {@link
+   * ApiException} when the server rejected this start and {@link ServerUnavailableException} when
+   * the request could not be made.
+   */
+  public StartResult start(String workflow, StartRequest body) {
+    Pending p = new Pending(workflow, body, Context.current(), new CompletableFuture<>());
+    waiting.add(p);
+    // Whoever holds a permit sends until nothing waits; a start queued while both permits were
+    // held is seen by the holder's check after it lets go, so none is left behind.
+    do {
+      if (!sending.tryAcquire()) {
+        break;
+      }
+      try {
+        sendWaiting();
+      } finally {
+        sending.release();
+      }
+    } while (!waiting.isEmpty());
+    try {
+      return p.answer().get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new ServerUnavailableException("start failed: " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServerUnavailableException("interrupted while starting a run", e);
+    }
+  }
+
+  private void sendWaiting() {
+    List<Pending> taken = new ArrayList<>();
+    Pending next;
+    while (true) {
+      taken.clear();
+      while (taken.size() < MAX_BATCH && (next = waiting.poll()) != null) {
+        taken.add(next);
+      }
+      if (taken.isEmpty()) {
+        return;
+      }
+      Map<String, List<Pending>> byWorkflow = new LinkedHashMap<>();
+      for (Pending p : taken) {
+        byWorkflow.computeIfAbsent(p.workflow(), k -> new ArrayList<>()).add(p);
+      }
+      byWorkflow.forEach(this::send);
+    }
+  }
+
+  private void send(String workflow, List<Pending> batch) {
+    if (batch.size() == 1) {
+      Pending p = batch.get(0);
+      // In the caller's context, so the request carries its trace.
+      Scope scope = p.context().makeCurrent();
+      try {
+        p.answer().complete(sender.one(workflow, p.body()));
+      } catch (RuntimeException e) {
+        p.answer().completeExceptionally(e);
+      } finally {
+        scope.close();
+      }
+      return;
+    }
+    List<StartBatchItem> items = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      Map<String, String> trace = new HashMap<>(2);
+      W3CTraceContextPropagator.getInstance().inject(p.context(), trace, Map::put);
+      StartRequest b = p.body();
+      items.add(
+          new StartBatchItem(
+              b.input(),
+              b.version(),
+              b.idempotencyKey(),
+              b.retentionDays(),
+              trace.get("traceparent"),
+              b.startAt(),
+              b.delayMs(),
+              b.deadlineAt(),
+              b.deadlineMs(),
+              b.debounceKey(),
+              b.debounceMs(),
+              b.concurrencyKey(),
+              b.priority()));
+    }
+    try {
+      List<StartAnswer> runs = sender.many(workflow, items);
+      for (int i = 0; i < batch.size(); i++) {
+        StartAnswer r = runs != null && i < runs.size() ? runs.get(i) : null;
+        CompletableFuture<StartResult> answer = batch.get(i).answer();
+        if (r instanceof StartResult started) {
+          answer.complete(started);
+        } else if (r instanceof Rejected rejected) {
+          answer.completeExceptionally(new ApiException(rejected.status(), rejected.detail()));
+        } else {
+          answer.completeExceptionally(
+              new ServerUnavailableException("the answer missed a start", null));
+        }
+      }
+    } catch (RuntimeException e) {
+      for (Pending p : batch) {
+        p.answer().completeExceptionally(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.pgworkflows.workflows.internal.link;
+
+import dev.pgworkflows.protocol.ChildStartRequest;
+import dev.pgworkflows.protocol.CompletionBatch;
+import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ContinueAsNewOutcome;
+import dev.pgworkflows.protocol.ContinueAsNewRequest;
+import dev.pgworkflows.protocol.JournalOutcome;
+import dev.pgworkflows.protocol.JournalRequest;
+import dev.pgworkflows.protocol.LeaseExtended;
+import dev.pgworkflows.protocol.LeaseRequest;
+import dev.pgworkflows.protocol.PollRequest;
+import dev.pgworkflows.protocol.RateLimitedOutcome;
+import dev.pgworkflows.protocol.RateLimitedRequest;
+import dev.pgworkflows.protocol.RetryOutcome;
+import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.ScheduleRegistration;
+import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.StreamWrite;
+import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.workflows.ApiException;
+import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.replay.Task;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything a worker asks of the engine, in the protocol's records: over HTTP to a server, or over
+ * JDBC to the engine in this process. Both answer alike: a refusal is an {@link ApiException} with
+ * the status a server would give, and an engine out of reach (a server down, a database gone) a
+ * {@link ServerUnavailableException}, which the worker retries while its lease lasts. {@code
+ * slotReport} is the worker's report of its free slots for its task stream; null without one.
+ */
+public interface WorkerTransport extends AutoCloseable {
+  /** The answer to a batch of completions: one outcome per item, and the tasks it took. */
+  record CompletionReply(List<CompletionOutcome> results, List<Task> tasks) {}
+
+  /** Waits up to {@code req.waitSeconds} for tasks; none when the wait ran out. */
+  List<Task> poll(String workflow, PollRequest req, Duration timeout) throws InterruptedException;
+
+  CompletionReply complete(String workflow, CompletionBatch batch, String slotReport);
+
+  RetryOutcome retry(String workflow, long runId, RetryRequest req, String slotReport);
+
+  RateLimitedOutcome rateLimited(
+      String workflow, long runId, RateLimitedRequest req, String slotReport);
+
+  ContinueAsNewOutcome continueAsNew(
+      String workflow, long runId, ContinueAsNewRequest req, String slotReport);
+
+  StartResult startChild(String workflow, long runId, ChildStartRequest req);
+
+  JournalOutcome journal(String workflow, long runId, JournalRequest req);
+
+  StreamWritten writeStream(String workflow, long runId, String stream, StreamWrite body);
+
+  LeaseExtended extend(String workflow, long runId, LeaseRequest req);
+
+  void registerSchedules(String workflow, ScheduleRegistration schedules);
+
+  void setCodeConcurrency(String workflow, ConcurrencyLimit limit);
+
+  /**
+   * The worker stops taking tasks: a poll of {@code workflow} waiting in this process answers now,
+   * with nothing (a server's poll in flight is left to end within its wait: it may already hold
+   * tasks leased to it).
+   */
+  default void stopPolling(String workflow) {}
+
+  /** Whether this transport can hold a task stream (only a server serves them). */
+  boolean streams();
+
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,156 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.testing.TestDatabase;
+import dev.pgworkflows.workflows.testing.LiveServer;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Workers and clients over JDBC, with no server between them and the database, on the same database
+ * as a server: runs started one way are served the other way, workers of both kinds share a
+ * workflow's runs, and the server lists the JDBC workers.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class WithoutAServerTest {
+  @RegisterExtension static final LiveServer server = new LiveServer();
+  private static HikariDataSource dataSource;
+  private static WorkflowClient jdbc;
+
+  static HikariDataSource pool(TestDatabase db) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(db.jdbcUrl());
+    c.setUsername(db.user());
+    c.setPassword(db.password());
+    c.setMaximumPoolSize(8);
+    return new HikariDataSource(c);
+  }
+
+  @BeforeAll
+  static void connect() {
+    dataSource = pool(server.database());
+    jdbc = WorkflowClient.connect(dataSource);
+  }
+
+  @AfterAll
+  static void close() {
+    jdbc.close();
+    dataSource.close();
+  }
+
+  private static Workflow<String, String> greeter(String name) {
+    return Workflow.define(name, String.class, String.class)
+        .run(
+            (ctx, who) -> {
+              String a = ctx.step().run("hello", String.class, () -> "hello " + who);
+              ctx.step().sleep("pause", Duration.ofMillis(10));
+              return ctx.step().run("shout", String.class, () -> a.toUpperCase());
+            });
+  }
+
+  @Test
+  void aRunStartedOverRestIsServedByAJdbcWorker() {
+    server.serve(greeter("rest-to-jdbc"), WorkerOptions.dataSource(dataSource));
+    long runId = server.client().start("rest-to-jdbc", "ada").runId();
+    assertThat(
+            server
+                .client()
+                .awaitResult("rest-to-jdbc", runId, String.class, Duration.ofSeconds(30)))
+        .isEqualTo("HELLO ADA");
+    assertThat(server.client().steps("rest-to-jdbc", runId))
+        .extracting(StepInfo::name)
+        .containsExactly("hello", "pause", "shout");
+  }
+
+  @Test
+  void aRunStartedOverJdbcIsServedByAnHttpWorker() {
+    server.serve(greeter("jdbc-to-rest"));
+    Started s = jdbc.start("jdbc-to-rest", "bob");
+    assertThat(s.created()).isTrue();
+    assertThat(jdbc.awaitResult("jdbc-to-rest", s.runId(), String.class, Duration.ofSeconds(30)))
+        .isEqualTo("HELLO BOB");
+    assertThat(server.client().get("jdbc-to-rest", s.runId()).status())
+        .isEqualTo(RunStatus.COMPLETED);
+  }
+
+  @Test
+  void workersOfBothKindsShareOneWorkflowsRuns() {
+    Workflow<Integer, Integer> slow =
+        Workflow.define("shared", Integer.class, Integer.class)
+            .run(
+                (ctx, n) ->
+                    ctx.step()
+                        .run(
+                            "work",
+                            Integer.class,
+                            () -> {
+                              Thread.sleep(50);
+                              return n * 2;
+                            }));
+    Worker overHttp =
+        server.serve(
+            slow, WorkerOptions.url(server.url()).concurrency(2).pollWait(Duration.ofSeconds(1)));
+    Worker overJdbc = server.serve(slow, WorkerOptions.dataSource(dataSource).concurrency(2));
+    List<Long> runs = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      runs.add(jdbc.start("shared", i).runId());
+    }
+    for (int i = 0; i < runs.size(); i++) {
+      assertThat(jdbc.awaitResult("shared", runs.get(i), Integer.class, Duration.ofSeconds(60)))
+          .isEqualTo(i * 2);
+    }
+    assertThat(overHttp.metrics().tasks()).isPositive();
+    assertThat(overJdbc.metrics().tasks()).isPositive();
+  }
+
+  @Test
+  void theServerListsJdbcWorkers() {
+    server.serve(greeter("listed"), WorkerOptions.dataSource(dataSource).concurrency(3));
+    Awaitility.await()
+        .atMost(20, TimeUnit.SECONDS)
+        .until(() -> server.client().workers("listed").size() == 1);
+    assertThat(server.client().workers("listed").get(0).slots()).isEqualTo(3);
+  }
+
+  @Test
+  void aBadStartOverJdbcIsRefusedNamingTheFieldAndChangesNothing() throws Exception {
+    assertThatThrownBy(
+            () -> jdbc.start("refused", "x", StartOptions.NONE.withRetentionDays(40_000)))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("retentionDays")
+        .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(400));
+    assertThatThrownBy(() -> jdbc.signal("refused", 1, "__child.1", "x"))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("event");
+    try (Connection c = server.database().connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = 'refused'")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isZero();
+    }
+  }
+
+  @Test
+  void callsOnlyAServerAnswersSaySoOverJdbc() {
+    assertThatThrownBy(() -> jdbc.list("x", null, null, 10))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("server");
+  }
+}
