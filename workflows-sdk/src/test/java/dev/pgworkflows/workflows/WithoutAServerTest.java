@@ -148,6 +148,63 @@ class WithoutAServerTest {
   }
 
   @Test
+  void aJdbcWorkerWhoseConnectionsAreCutMidStepLosesNothing() throws Exception {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(server.database().jdbcUrl());
+    c.setUsername(server.database().user());
+    c.setPassword(server.database().password());
+    c.setMaximumPoolSize(4);
+    c.addDataSourceProperty("ApplicationName", "cut-worker");
+    java.util.concurrent.CountDownLatch inStep = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Workflow<String, String> wf =
+        Workflow.define("cut", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  String a = ctx.step().run("first", String.class, () -> in + "1");
+                  String b =
+                      ctx.step()
+                          .run(
+                              "held",
+                              String.class,
+                              () -> {
+                                runs.incrementAndGet();
+                                inStep.countDown();
+                                release.await(30, TimeUnit.SECONDS);
+                                return a + "2";
+                              });
+                  return ctx.step().run("last", String.class, () -> b + "3");
+                });
+    try (HikariDataSource cut = new HikariDataSource(c)) {
+      Worker worker = server.serve(wf, WorkerOptions.dataSource(cut).lease(Duration.ofSeconds(5)));
+      long runId = server.client().start("cut", "x").runId();
+      assertThat(inStep.await(30, TimeUnit.SECONDS)).isTrue();
+      // Every session of the worker's pool ends mid-step: its LISTEN, its lead, its idle ones.
+      try (Connection admin = server.database().connect();
+          Statement s = admin.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                      + " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                      + " AND (application_name = 'cut-worker'"
+                      + " OR application_name LIKE 'pgworkflows-l%')")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isPositive();
+      }
+      release.countDown();
+      assertThat(server.client().awaitResult("cut", runId, String.class, Duration.ofSeconds(60)))
+          .isEqualTo("x123");
+      assertThat(server.client().steps("cut", runId))
+          .extracting(StepInfo::name)
+          .containsExactly("first", "held", "last");
+      assertThat(runs.get()).as("the held step ran once").isEqualTo(1);
+      worker.close();
+    }
+  }
+
+  @Test
   void callsOnlyAServerAnswersSaySoOverJdbc() {
     assertThatThrownBy(() -> jdbc.list("x", null, null, 10))
         .isInstanceOf(UnsupportedOperationException.class)
