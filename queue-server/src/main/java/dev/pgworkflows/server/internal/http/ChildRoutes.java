@@ -29,7 +29,6 @@ public final class ChildRoutes {
     String name = Params.workflow(ctx);
     long parent = Params.runId(ctx);
     ChildStartRequest req = JsonBodies.read(ctx, ChildStartRequest.class);
-    WorkerCalls.child(req);
     JsonBodies.respond(ctx, 200, calls.startChild(name, parent, req, tracing.newRun(ctx)));
   }
 }

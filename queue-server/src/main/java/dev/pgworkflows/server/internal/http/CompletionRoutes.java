@@ -7,7 +7,6 @@ import dev.pgworkflows.engine.internal.runtime.TaskStreams;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.store.StepCompletion;
 import dev.pgworkflows.protocol.CompleteRequest;
-import dev.pgworkflows.protocol.CompletionAnswers;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -59,12 +58,10 @@ public final class CompletionRoutes {
     Instant received = clock.instant();
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
     CompletionBodies.Read req = CompletionBodies.read(ctx);
-    CompletionAnswers answers =
+    WorkerCalls.Completed done =
         calls.complete(name, req.completions(), req.refused(), req.take(), received);
     // The slots that asked and got nothing are free too.
-    int unfilled =
-        answers.tasks() == null ? 0 : WorkerChecks.take(req.take()).max() - answers.tasks().size();
-    streams.apply(name, report, Math.max(0, unfilled));
-    JsonBodies.respond(ctx, 200, answers);
+    streams.apply(name, report, done.unfilled());
+    JsonBodies.respond(ctx, 200, done.answers());
   }
 }

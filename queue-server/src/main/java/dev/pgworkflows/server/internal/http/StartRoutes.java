@@ -1,8 +1,6 @@
 package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.runtime.RunCalls;
-import dev.pgworkflows.engine.internal.store.NewRun;
-import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchAnswers;
 import dev.pgworkflows.protocol.StartBatchRequest;
@@ -15,8 +13,6 @@ import java.util.List;
 
 /** Starting runs: {@code POST /v1/workflows/{name}/runs} and its batch form. */
 public final class StartRoutes {
-  static final int MAX_BATCH = RunCalls.MAX_BATCH;
-
   private final RunCalls calls;
   private final Tracing tracing;
 
@@ -28,15 +24,6 @@ public final class StartRoutes {
   public void register(RoutesConfig routes) {
     routes.post("/v1/workflows/{name}/runs", this::start);
     routes.post("/v1/workflows/{name}/runs/batch", this::startMany);
-  }
-
-  /** Checks a start's fields; the run has no trace yet. */
-  static NewRun check(StartRequest req) {
-    return RunCalls.newRun(req);
-  }
-
-  private static String traceContext(RunTrace trace) {
-    return trace == null ? null : trace.encode();
   }
 
   private void start(Context ctx) {

@@ -98,7 +98,8 @@ public final class EngineCore implements AutoCloseable {
    *
    * @param processId how the workers listing names this process (asked once, at start)
    * @param connections opens the connections the engine keeps for itself (to LISTEN, to lead)
-   * @param onNotify hears a notification the engine does not handle itself
+   * @param onNotify hears a notification of a {@code #} channel the engine does not handle itself
+   *     (a queue's goes to the waits on it)
    * @param onReconnect runs after the LISTEN connection came back
    * @param runEnded hears of a run that ended here, after the engine's own waits
    */
@@ -204,7 +205,6 @@ public final class EngineCore implements AutoCloseable {
                 others.accept(queue);
               } else {
                 waiters.wakeOne(queue);
-                others.accept(queue);
               }
             },
             () -> {

@@ -108,7 +108,7 @@ public final class WorkerCalls {
    * go through. {@code refused} (null, or one entry per item) holds the refusals of items the host
    * could not read. With a {@code take}, the answer carries up to {@code take.max} new tasks.
    */
-  public CompletionAnswers complete(
+  public Completed complete(
       String name, List<Completion> items, ApiException[] refused, Take take, Instant received) {
     if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
       throw ApiException.badRequest(
@@ -159,8 +159,18 @@ public final class WorkerCalls {
         answers.set(at.get(k), outcomes.get(k));
       }
     }
-    return new CompletionAnswers(answers, terms == null ? null : p.completions().take(name, terms));
+    if (terms == null) {
+      return new Completed(new CompletionAnswers(answers, null), 0);
+    }
+    List<Task> tasks = p.completions().take(name, terms);
+    return new Completed(new CompletionAnswers(answers, tasks), terms.max() - tasks.size());
   }
+
+  /**
+   * A batch's answers, and how many of the tasks its {@code take} asked for it did not get (the
+   * slots that asked and are still free).
+   */
+  public record Completed(CompletionAnswers answers, int unfilled) {}
 
   /** Hands a task back to be due after its delay. */
   public RetryOutcome retry(String name, long runId, RetryRequest req) {

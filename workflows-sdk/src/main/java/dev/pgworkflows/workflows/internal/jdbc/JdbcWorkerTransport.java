@@ -81,13 +81,14 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   public CompletionReply complete(String workflow, CompletionBatch batch, String slotReport) {
     CompletionAnswers answers =
         EngineErrors.call(
-            () ->
-                calls.complete(
-                    workflow,
-                    batch.completions(),
-                    null,
-                    batch.take(),
-                    Clock.systemUTC().instant()));
+                () ->
+                    calls.complete(
+                        workflow,
+                        batch.completions(),
+                        null,
+                        batch.take(),
+                        Clock.systemUTC().instant()))
+            .answers();
     return new CompletionReply(
         answers.results(), answers.tasks() == null ? List.of() : Tasks.of(answers.tasks()));
   }

@@ -3,7 +3,7 @@ package dev.pgworkflows.workflows.internal.replay;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,6 @@ public record Task(
     List<Entry> journal,
     Instant startedAt,
     String traceContext) {
-  private static final ObjectMapper READER = new ObjectMapper();
 
   /**
    * One journal row.
@@ -89,9 +88,9 @@ public record Task(
   public static Task of(dev.pgworkflows.protocol.Task t) {
     List<Entry> journal = null;
     try {
-      JsonNode input = t.input() == null ? null : READER.readTree(t.input());
+      JsonNode input = t.input() == null ? null : Transport.JSON.readTree(t.input());
       if (t.journal() != null) {
-        JsonNode rows = READER.readTree(t.journal());
+        JsonNode rows = Transport.JSON.readTree(t.journal());
         journal = new ArrayList<>(rows.size());
         for (JsonNode row : rows) {
           journal.add(Entry.of(row));
