@@ -16,6 +16,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_continue_as_new(p_run_id bigint, p_msg
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r       queue.workflow_run;
@@ -106,6 +108,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_chain(p_run_id bigint, p_after bigint 
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_first bigint;
@@ -135,6 +139,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_chain_last(p_run_id bigint)
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_first bigint;

@@ -352,6 +352,8 @@ CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit inte
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     k       record;
@@ -509,6 +511,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_rate_limited(p_run_id bigint, p_msg_id
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r       queue.workflow_run := queue.workflow_lock(p_run_id);

@@ -205,6 +205,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_journal_with_aside(p_run_id bigint)
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     SELECT coalesce(jsonb_agg(x.row ORDER BY x.seq, x.aside_at NULLS LAST), '[]'::jsonb)
       FROM (SELECT s.seq, NULL::timestamptz AS aside_at,

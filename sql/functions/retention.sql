@@ -9,6 +9,8 @@
 CREATE OR REPLACE FUNCTION queue.sweep_workflow_runs(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_count int;
@@ -55,6 +57,8 @@ END $$;
 CREATE OR REPLACE FUNCTION queue.sweep_dead_letters(p_before timestamp with time zone, p_limit integer DEFAULT 1000)
  RETURNS integer
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_count int;
@@ -75,6 +79,8 @@ END $$;
 CREATE OR REPLACE FUNCTION queue.sweep_outbox(p_before timestamp with time zone, p_limit integer DEFAULT 1000)
  RETURNS integer
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_count int;

@@ -78,6 +78,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_state(p_run_id bigint)
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     SELECT f.key, f.value, f.state_version
       FROM (SELECT DISTINCT ON (e.key) e.key, e.value, s.state_version
@@ -86,4 +88,19 @@ AS $$
              ORDER BY e.key, s.seq DESC) f
      WHERE f.value <> 'null'::jsonb
      ORDER BY f.key;
+$$;
+
+-- The state of each of p_run_ids that exists, with whether it is running, as one read sees both:
+-- a row a key, and one row with a null key for a run without state.
+CREATE OR REPLACE FUNCTION queue.workflow_states(p_run_ids bigint[])
+ RETURNS TABLE(run_id bigint, running boolean, key text, value jsonb, version bigint)
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT r.run_id, r.status = 'running', s.key, s.value, s.version
+      FROM queue.workflow_run r
+      LEFT JOIN LATERAL queue.workflow_state(r.run_id) s ON true
+     WHERE r.run_id = ANY (p_run_ids);
 $$;

@@ -80,6 +80,8 @@ CREATE OR REPLACE FUNCTION queue.schedule_register(p_name text, p_workflow text,
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v queue.schedule;
@@ -178,6 +180,8 @@ CREATE OR REPLACE FUNCTION queue.schedule_due(p_now timestamp with time zone, p_
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 BEGIN
     PERFORM queue.check_range('limit', p_limit, 1, 1000);
@@ -209,6 +213,8 @@ CREATE OR REPLACE FUNCTION queue.schedule_fire(p_name text, p_due timestamp with
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v     queue.schedule;

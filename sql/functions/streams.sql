@@ -28,6 +28,8 @@ END $$;
 CREATE OR REPLACE FUNCTION queue.run_stream_write(p_name text, p_run_id bigint, p_stream text, p_entries jsonb, p_close boolean DEFAULT false, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     c_max_entries constant bigint := 100000;
@@ -144,6 +146,8 @@ CREATE OR REPLACE FUNCTION queue.run_stream_read(p_name text, p_run_id bigint, p
  RETURNS jsonb
  LANGUAGE plpgsql
  STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_status queue.workflow_status;
@@ -185,6 +189,8 @@ CREATE OR REPLACE FUNCTION queue.run_stream_list(p_name text, p_run_id bigint)
  RETURNS jsonb
  LANGUAGE plpgsql
  STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_status queue.workflow_status;

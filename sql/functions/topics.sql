@@ -130,6 +130,8 @@ CREATE OR REPLACE FUNCTION queue.claim_deliveries(p_limit integer, p_lease_secon
  LANGUAGE sql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     UPDATE queue.outbox o
        SET attempts = o.attempts + 1,
@@ -150,6 +152,8 @@ CREATE OR REPLACE FUNCTION queue.finish_delivery(p_delivery_id bigint, p_ok bool
  LANGUAGE sql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     UPDATE queue.outbox
        SET status = CASE WHEN p_ok THEN 'delivered'

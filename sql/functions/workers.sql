@@ -21,6 +21,8 @@ CREATE OR REPLACE FUNCTION queue.worker_report(p_server text, p_seen jsonb, p_go
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 BEGIN
     IF p_server IS NULL OR length(p_server) NOT BETWEEN 1 AND 255 THEN
@@ -58,6 +60,8 @@ CREATE OR REPLACE FUNCTION queue.worker_expire(p_expiry_ms bigint, p_limit integ
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_n int;

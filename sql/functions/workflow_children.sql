@@ -13,6 +13,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_start_child(p_parent_run_id bigint, p_
  RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     p       queue.workflow_run;
@@ -69,6 +71,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_children(p_run_id bigint)
  LANGUAGE sql
  STABLE
  SET enable_seqscan TO 'off'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     SELECT r.run_id, r.workflow_name, r.status, r.parent_step
       FROM queue.workflow_run r WHERE r.parent_run_id = p_run_id ORDER BY r.run_id;

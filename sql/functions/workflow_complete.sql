@@ -8,6 +8,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_continue_step(p_run_id bigint, p_msg_i
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_name    text;
@@ -106,6 +108,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_complete_step(p_run_id bigint, p_msg_i
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r         queue.workflow_run;
@@ -234,6 +238,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_complete_ended(p_run_id bigint, p_msg_
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r        queue.workflow_run;
@@ -336,6 +342,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_complete_batch(p_name text, p_items js
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_tbl       text := 'q___wf_' || p_name;

@@ -8,6 +8,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_signal(p_run_id bigint, p_event text, 
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     d      record;
@@ -44,6 +46,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_cancel(p_run_id bigint)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r queue.workflow_run;

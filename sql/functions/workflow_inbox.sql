@@ -210,6 +210,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_signals(p_run_id bigint)
  LANGUAGE sql
  STABLE
  SET enable_seqscan TO 'off'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     SELECT s.signal_id, s.event, s.payload, s.idempotency_key, s.sent_at, s.delivered_at, s.delivered_to
       FROM queue.workflow_signal s WHERE s.run_id = p_run_id ORDER BY s.signal_id;

@@ -69,6 +69,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[]
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_queue text := '__wf_' || p_name;
@@ -217,6 +219,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_extend_lease(p_run_id bigint, p_msg_id
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r       queue.workflow_run := queue.workflow_lock(p_run_id);
@@ -240,6 +244,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r       queue.workflow_run := queue.workflow_lock(p_run_id);

@@ -10,6 +10,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_journal_steps(p_run_id bigint, p_msg_i
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     r       queue.workflow_run;

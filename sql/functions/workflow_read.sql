@@ -7,6 +7,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint)
  STABLE
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
     SELECT coalesce(jsonb_agg(CASE WHEN s.state IS NULL THEN jsonb_build_object(
                'name', s.step_name, 'kind', s.kind, 'output', s.output, 'error', s.error,
@@ -27,6 +29,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_list(p_name text, p_status queue.workf
  RETURNS SETOF queue.workflow_run
  LANGUAGE plpgsql
  STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
@@ -85,4 +89,48 @@ AS $$
           FROM queue.workflow_pause p
          WHERE NOT EXISTS (SELECT 1 FROM queue.workflow_run r WHERE r.workflow_name = p.workflow_name)) s
      ORDER BY s.workflow_name;
+$$;
+
+-- A run of the named workflow: no row when the run is gone or another workflow's.
+CREATE OR REPLACE FUNCTION queue.workflow_get(p_name text, p_run_id bigint)
+ RETURNS SETOF queue.workflow_run
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT * FROM queue.workflow_run r WHERE r.run_id = p_run_id AND r.workflow_name = p_name;
+$$;
+
+-- The workflow a run belongs to; null when the run is gone (a child's parent deleted by retention).
+CREATE OR REPLACE FUNCTION queue.workflow_name_of(p_run_id bigint)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT r.workflow_name FROM queue.workflow_run r WHERE r.run_id = p_run_id;
+$$;
+
+-- When a running run's first task is due; null when it was due at once, has ended or is gone.
+CREATE OR REPLACE FUNCTION queue.workflow_due_at(p_run_id bigint)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT r.due_at FROM queue.workflow_run r WHERE r.run_id = p_run_id AND r.status = 'running';
+$$;
+
+-- The schema version this database is at (its last migration), for callers that may read no table.
+CREATE OR REPLACE FUNCTION queue.schema_version_installed()
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT coalesce(max(v.version), 0) FROM queue.schema_version v;
 $$;

@@ -4,6 +4,8 @@
 CREATE OR REPLACE FUNCTION queue.workflow_register_versions(p_name text, p_versions integer[])
  RETURNS void
  LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
@@ -23,6 +25,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_ve
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_queue     text := '__wf_' || p_name;
@@ -160,6 +164,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_start_batch(p_name text, p_items jsonb
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_queue    text := '__wf_' || p_name;
@@ -251,6 +257,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_start_leased(p_name text, p_items json
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_queue   text := '__wf_' || p_name;

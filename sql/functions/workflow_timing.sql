@@ -151,6 +151,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_expire(p_limit integer, p_now timestam
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, clock_timestamp());

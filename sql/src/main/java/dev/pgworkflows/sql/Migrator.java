@@ -126,9 +126,36 @@ public final class Migrator {
     if (!applied.isEmpty() || !recordedFunctionFiles(c).equals(shippedFunctionFiles())) {
       filesApplied = applyFunctionFiles(c);
       dropped = dropFunctionsNoFileDefines(c);
+      grantRoles(c);
       recordFunctionFiles(c);
     }
     return new Result(current, Math.max(current, latest), applied, filesApplied, dropped);
+  }
+
+  /**
+   * Grants the least-privilege roles ({@code sql/roles.sql}), when they exist, the functions just
+   * applied ({@code queue.grant_roles}): a function new in this release reaches them only so.
+   */
+  private static void grantRoles(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      boolean defined;
+      try (ResultSet rs =
+          s.executeQuery("SELECT to_regprocedure('queue.grant_roles()') IS NOT NULL")) {
+        defined = rs.next() && rs.getBoolean(1);
+      }
+      if (defined) {
+        s.execute("SELECT queue.grant_roles()");
+      }
+    }
+  }
+
+  /**
+   * The script that creates the least-privilege roles {@code pgworkflows_worker} and {@code
+   * pgworkflows_client} and grants them their functions ({@code sql/roles.sql}); run it as a
+   * superuser after {@link #migrate()}.
+   */
+  public static String rolesScript() {
+    return SqlResources.read("db/", "roles.sql");
   }
 
   /** The version recorded in the database, 0 when it was never migrated. */

@@ -4,6 +4,7 @@ import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.LocalEngines;
+import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,21 +31,13 @@ import javax.sql.DataSource;
 public final class PgWorkflows implements AutoCloseable {
   private final DataSource dataSource;
   private final EngineCore engine;
-  private final WorkflowClient client;
+  private WorkflowClient client; // guarded by this; made on first use
   private final List<Worker> workers = new ArrayList<>();
   private boolean closed; // guarded by this
 
   private PgWorkflows(DataSource dataSource) {
     this.dataSource = dataSource;
-    this.engine = LocalEngines.acquire(dataSource);
-    WorkflowClient c;
-    try {
-      c = WorkflowClient.connect(dataSource);
-    } catch (RuntimeException e) {
-      LocalEngines.release(dataSource);
-      throw e;
-    }
-    this.client = c;
+    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER);
   }
 
   /** Migrates the database's schema to this version (when it is older) and starts the engine. */
@@ -118,8 +111,18 @@ public final class PgWorkflows implements AutoCloseable {
     return dataSource;
   }
 
-  /** A client over this database: starts, signals, reads, awaits and cancels runs. */
-  public WorkflowClient client() {
+  /**
+   * A client over this database: starts, signals, reads, awaits and cancels runs. Made on first
+   * use, so a login that only serves workflows (the role pgworkflows_worker) needs no client's
+   * grants.
+   */
+  public synchronized WorkflowClient client() {
+    if (closed) {
+      throw new IllegalStateException("this PgWorkflows is closed");
+    }
+    if (client == null) {
+      client = WorkflowClient.connect(dataSource);
+    }
     return client;
   }
 
@@ -142,7 +145,9 @@ public final class PgWorkflows implements AutoCloseable {
         // the others still close
       }
     }
-    client.close();
+    if (client != null) {
+      client.close();
+    }
     LocalEngines.release(dataSource);
   }
 }

@@ -310,7 +310,9 @@ public final class EngineCore implements AutoCloseable {
     retention.start(leadership.scheduler());
     ticker.start(leadership.scheduler());
     deadlines.start(leadership.scheduler());
-    workerRegistry = new WorkerRegistry(sightings, workerStore, processId.get(), workerExpiryMs);
+    workerRegistry =
+        new WorkerRegistry(
+            sightings, workerStore, processId.get(), workerExpiryMs, leadership::leading);
     closeables.add(workerRegistry);
     workerRegistry.start(scheduler);
     return this;

@@ -112,8 +112,16 @@ public final class Leadership implements AutoCloseable {
     }
   }
 
+  /**
+   * Takes the lock when this session's role may run the jobs: a process whose login may only start
+   * and read runs (the role pgworkflows_client of sql/roles.sql) never leads.
+   */
   private static boolean tryLock(Connection c) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT CASE WHEN has_function_privilege("
+                + "'queue.workflow_expire(integer, timestamp with time zone)', 'EXECUTE')"
+                + " THEN pg_try_advisory_lock(?) ELSE false END")) {
       s.setLong(1, LOCK_KEY);
       try (ResultSet r = s.executeQuery()) {
         r.next();

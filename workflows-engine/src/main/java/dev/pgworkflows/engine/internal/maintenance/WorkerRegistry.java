@@ -7,14 +7,16 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the workers registry: every {@link #interval} the server writes the workers it holds in
  * memory ({@link WorkerSightings}) in one statement, deletes those that said goodbye, and deletes
- * the workers no server has seen for the expiry. As the server stops it deletes the workers it
- * reported last, which have gone with it or will be seen by another server.
+ * the workers no server has seen for the expiry (only the process that leads the background jobs
+ * does that). As the server stops it deletes the workers it reported last, which have gone with it
+ * or will be seen by another server.
  */
 public final class WorkerRegistry implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
@@ -27,11 +29,17 @@ public final class WorkerRegistry implements AutoCloseable {
   private final String server;
   private final long expiryMs;
   private final Duration interval;
+  private final BooleanSupplier leading;
   private ScheduledFuture<?> task;
 
   public WorkerRegistry(
-      WorkerSightings sightings, WorkerStore store, String server, long expiryMs) {
+      WorkerSightings sightings,
+      WorkerStore store,
+      String server,
+      long expiryMs,
+      BooleanSupplier leading) {
     this.sightings = sightings;
+    this.leading = leading;
     this.store = store;
     this.server = server;
     this.expiryMs = expiryMs;
@@ -55,6 +63,9 @@ public final class WorkerRegistry implements AutoCloseable {
     List<WorkerSightings.Gone> gone = sightings.drainGone();
     if (!seen.isEmpty() || !gone.isEmpty()) {
       store.report(server, seen, gone);
+    }
+    if (!leading.getAsBoolean()) {
+      return;
     }
     int expired;
     do {

@@ -170,8 +170,7 @@ public final class RunStore {
 
   /** A child's parent's workflow, by key: a parent deleted by retention leaves it null. */
   static final String PARENT_WORKFLOW =
-      "CASE WHEN r.parent_run_id IS NOT NULL THEN (SELECT p.workflow_name FROM queue.workflow_run p"
-          + " WHERE p.run_id = r.parent_run_id) END AS parent_workflow";
+      "queue.workflow_name_of(r.parent_run_id) AS parent_workflow";
 
   /**
    * The last run of the chain {@code runId} belongs to (the run itself when it is in no chain): a
@@ -186,12 +185,10 @@ public final class RunStore {
 
   public Optional<StoredRun> get(String name, long runId) {
     return sql.one(
-        "SELECT r.*, "
-            + PARENT_WORKFLOW
-            + " FROM queue.workflow_run r WHERE r.run_id = ? AND r.workflow_name = ?",
+        "SELECT r.*, " + PARENT_WORKFLOW + " FROM queue.workflow_get(?, ?::bigint) r",
         Rows::run,
-        runId,
-        name);
+        name,
+        runId);
   }
 
   /** A page of runs ({@code workflow_list}); {@code parent} keeps only that run's children. */
@@ -254,7 +251,7 @@ public final class RunStore {
   /** When a running run's first task is due, empty when it was due at once or has ended. */
   public Optional<Instant> dueAt(long runId) {
     return sql.one(
-        "SELECT due_at FROM queue.workflow_run WHERE run_id = ? AND status = 'running'",
+        "SELECT queue.workflow_due_at(?::bigint)",
         rs -> {
           Timestamp at = rs.getTimestamp(1);
           return at == null ? null : at.toInstant();

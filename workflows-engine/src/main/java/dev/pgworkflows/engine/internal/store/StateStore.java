@@ -44,10 +44,8 @@ public final class StateStore {
               Array ids = c.createArrayOf("bigint", runIds.toArray());
               return Sql.list(
                   c,
-                  "SELECT r.run_id, r.status = 'running', s.key, s.value::text, s.version"
-                      + " FROM queue.workflow_run r"
-                      + " LEFT JOIN LATERAL queue.workflow_state(r.run_id) s ON true"
-                      + " WHERE r.run_id = ANY (?::bigint[])",
+                  "SELECT run_id, running, key, value::text, version"
+                      + " FROM queue.workflow_states(?::bigint[])",
                   rs ->
                       new Row(
                           rs.getLong(1),

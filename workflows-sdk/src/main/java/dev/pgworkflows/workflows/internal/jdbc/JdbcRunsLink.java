@@ -11,6 +11,7 @@ import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
+import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -27,7 +28,7 @@ public final class JdbcRunsLink implements RunsLink {
 
   public JdbcRunsLink(DataSource dataSource) {
     this.dataSource = dataSource;
-    this.calls = LocalEngines.acquire(dataSource).runCalls();
+    this.calls = LocalEngines.acquire(dataSource, SchemaVersion.Side.CLIENT).runCalls();
     this.starts =
         new StartBatches(
             new StartBatches.Sender() {

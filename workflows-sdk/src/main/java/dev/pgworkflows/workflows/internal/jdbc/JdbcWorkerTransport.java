@@ -25,6 +25,7 @@ import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
+import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   public JdbcWorkerTransport(DataSource dataSource, String workflow, WorkerIdentity identity) {
     this.dataSource = dataSource;
     this.workflow = workflow;
-    this.engine = LocalEngines.acquire(dataSource);
+    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER);
     this.calls = engine.calls();
     this.identity = identity;
   }

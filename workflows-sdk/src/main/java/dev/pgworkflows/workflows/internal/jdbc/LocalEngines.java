@@ -27,17 +27,18 @@ public final class LocalEngines {
   /**
    * The engine over {@code dataSource}, started when it was not; throws {@link
    * dev.pgworkflows.workflows.QueueSchemaException} when the database's schema is not the one this
-   * version knows.
+   * version knows, and {@link dev.pgworkflows.workflows.MissingGrantException} when the login may
+   * not call what {@code side} calls.
    */
-  public static synchronized EngineCore acquire(DataSource dataSource) {
+  public static synchronized EngineCore acquire(DataSource dataSource, SchemaVersion.Side side) {
+    try (Connection c = dataSource.getConnection()) {
+      SchemaVersion.require(c, side);
+    } catch (SQLException e) {
+      throw new ServerUnavailableException(
+          "could not reach the database to check its schema: " + e.getMessage(), e);
+    }
     Held held = engines.get(dataSource);
     if (held == null) {
-      try (Connection c = dataSource.getConnection()) {
-        SchemaVersion.require(c);
-      } catch (SQLException e) {
-        throw new ServerUnavailableException(
-            "could not reach the database to check its schema: " + e.getMessage(), e);
-      }
       EngineCore core =
           EngineCore.overDataSource(dataSource, GlobalOpenTelemetry.get(), Engine::processId);
       try {

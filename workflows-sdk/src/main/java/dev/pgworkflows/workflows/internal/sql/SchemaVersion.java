@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.sql;
 
+import dev.pgworkflows.workflows.MissingGrantException;
 import dev.pgworkflows.workflows.QueueSchemaException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -43,26 +44,72 @@ public final class SchemaVersion {
   /** How long a database found right is trusted before it is asked again. */
   static final Duration TTL = Duration.ofSeconds(60);
 
-  /** The functions the SDK calls, by the signatures it calls them with. */
-  static final String[] FUNCTIONS = {
-    "queue.workflow_start(text,jsonb,integer,text,integer,integer,text,jsonb)",
-    "queue.workflow_signal(bigint,text,jsonb,text)"
-  };
-
   /**
-   * The database's version (0 without the schema; the table is looked up first and read only when
-   * it exists, through query_to_xml, so a missing one raises nothing; the number is read from its
-   * text, which needs no XML support in the server) and the first function of {@link #FUNCTIONS} it
-   * lacks (null: none).
+   * Who calls: each side needs the functions it calls, and a login of least privilege gets them
+   * through a role of {@code sql/roles.sql}.
    */
-  private static final String CHECK =
-      "SELECT CASE WHEN to_regclass('queue.schema_version') IS NULL THEN 0 ELSE"
+  public enum Side {
+    /**
+     * Starts, signals and reads runs: {@link dev.pgworkflows.workflows.WorkflowSql} and clients.
+     */
+    CLIENT(
+        "pgworkflows_client",
+        "a client",
+        "queue.workflow_start(text,jsonb,integer,text,integer,integer,text,jsonb)",
+        "queue.workflow_signal(bigint,text,jsonb,text)",
+        "queue.workflow_get(text,bigint)"),
+    /** Serves workflows and runs the background jobs when it leads. */
+    WORKER(
+        "pgworkflows_worker",
+        "a worker",
+        "queue.workflow_poll(text,integer[],integer,integer)",
+        "queue.workflow_complete_batch(text,jsonb)",
+        "queue.workflow_journal_steps(bigint,bigint,bigint,jsonb)");
+
+    final String role;
+    final String who;
+    final String[] functions;
+
+    Side(String role, String who, String... functions) {
+      this.role = role;
+      this.who = who;
+      this.functions = functions;
+    }
+
+    /**
+     * The database's version (0 without the schema; -1 when this login may not read it; read
+     * through query_to_xml, so a missing table or function raises nothing; the number is read from
+     * its text, which needs no XML support in the server), the first function of this side it lacks
+     * (null: none) and the first it has but this login may not execute (null: none).
+     */
+    final String check() {
+      String list = "ARRAY['" + String.join("', '", functions) + "']";
+      return "SELECT CASE WHEN to_regnamespace('queue') IS NULL THEN 0"
+          + " WHEN NOT has_schema_privilege('queue', 'USAGE') THEN -1"
+          + " WHEN to_regclass('queue.schema_version') IS NULL THEN 0"
+          + " WHEN to_regprocedure('queue.schema_version_installed()') IS NULL THEN"
           + " substring(query_to_xml("
           + "'SELECT coalesce(max(version), 0) AS v FROM queue.schema_version', false, true,"
-          + " '')::text FROM '<v>([0-9]+)</v>')::int END,"
-          + " (SELECT f FROM unnest(ARRAY['"
-          + String.join("', '", FUNCTIONS)
-          + "']) WITH ORDINALITY u(f, n) WHERE to_regprocedure(f) IS NULL ORDER BY n LIMIT 1)";
+          + " '')::text FROM '<v>([0-9]+)</v>')::int"
+          + " WHEN has_function_privilege('queue.schema_version_installed()', 'EXECUTE') THEN"
+          + " substring(query_to_xml('SELECT queue.schema_version_installed() AS v', false, true,"
+          + " '')::text FROM '<v>([0-9]+)</v>')::int"
+          + " ELSE -1 END,"
+          + " CASE WHEN to_regnamespace('queue') IS NOT NULL"
+          + " AND has_schema_privilege('queue', 'USAGE') THEN"
+          + " (SELECT f FROM unnest("
+          + list
+          + ") WITH ORDINALITY u(f, n) WHERE to_regprocedure(f) IS NULL ORDER BY n LIMIT 1) END,"
+          + " CASE WHEN to_regnamespace('queue') IS NOT NULL"
+          + " AND has_schema_privilege('queue', 'USAGE') THEN"
+          + " (SELECT f FROM unnest("
+          + list
+          + ") WITH ORDINALITY u(f, n) WHERE CASE WHEN to_regprocedure(f) IS NULL THEN false"
+          + " ELSE NOT has_function_privilege(to_regprocedure(f), 'EXECUTE') END"
+          + " ORDER BY n LIMIT 1) END,"
+          + " current_user";
+    }
+  }
 
   /** The clock of {@link #TTL} in nanoseconds; tests move it. */
   static volatile LongSupplier clock = System::nanoTime;
@@ -73,11 +120,20 @@ public final class SchemaVersion {
   private SchemaVersion() {}
 
   /**
-   * Returns normally when the database is at {@link #EXPECTED} with the functions the SDK calls;
+   * Returns normally when the database is at {@link #EXPECTED} with the functions a client calls;
    * throws {@link QueueSchemaException} otherwise.
    */
   public static void require(Connection c) throws SQLException {
-    String key = key(c);
+    require(c, Side.CLIENT);
+  }
+
+  /**
+   * Returns normally when the database is at {@link #EXPECTED} with the functions {@code side}
+   * calls, and this login may call them; throws {@link QueueSchemaException} or {@link
+   * MissingGrantException} otherwise.
+   */
+  public static void require(Connection c, Side side) throws SQLException {
+    String key = key(c) + " " + side;
     long now = clock.getAsLong();
     Long at = checkedAt.get(key);
     if (at != null && now - at < TTL.toNanos()) {
@@ -85,13 +141,31 @@ public final class SchemaVersion {
     }
     int found;
     String missing;
+    String refused;
+    String user;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(CHECK)) {
+        ResultSet rs = s.executeQuery(side.check())) {
       if (!rs.next()) {
         throw new SQLException("the schema version check answered no row");
       }
       found = rs.getInt(1);
       missing = rs.getString(2);
+      refused = rs.getString(3);
+      user = rs.getString(4);
+    }
+    if (found == -1 || refused != null) {
+      checkedAt.remove(key);
+      throw new MissingGrantException(
+          "database user \""
+              + user
+              + "\" may not "
+              + (refused == null ? "use schema queue" : "execute " + refused)
+              + ", which "
+              + side.who
+              + " calls; grant it the role "
+              + side.role
+              + " (created by sql/roles.sql)",
+          side.role);
     }
     if (found == 0) {
       checkedAt.remove(key);

@@ -22,9 +22,8 @@ public final class SqlSignals {
    * no row, and the function is never called for it, so nothing is stored.
    */
   private static final String SIGNAL =
-      "SELECT s.outcome, s.signal_id FROM queue.workflow_run r"
-          + " CROSS JOIN LATERAL queue.workflow_signal(r.run_id, ?, ?::jsonb, ?) s"
-          + " WHERE r.run_id = ? AND r.workflow_name = ?";
+      "SELECT s.outcome, s.signal_id FROM queue.workflow_get(?, ?::bigint) r"
+          + " CROSS JOIN LATERAL queue.workflow_signal(r.run_id, ?, ?::jsonb, ?) s";
 
   private SqlSignals() {}
 
@@ -54,11 +53,11 @@ public final class SqlSignals {
             String outcome;
             long signalId;
             try (PreparedStatement ps = c.prepareStatement(SIGNAL)) {
-              ps.setString(1, event);
-              ps.setString(2, json);
-              ps.setString(3, key);
-              ps.setLong(4, runId);
-              ps.setString(5, workflow);
+              ps.setString(1, workflow);
+              ps.setLong(2, runId);
+              ps.setString(3, event);
+              ps.setString(4, json);
+              ps.setString(5, key);
               try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                   throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
@@ -71,7 +70,8 @@ public final class SqlSignals {
               case "no such run" ->
                   throw new ApiException(404, "workflow " + workflow + " has no run " + runId);
               case "not running" ->
-                  throw new ApiException(409, "run " + runId + " has ended: " + status(c, runId));
+                  throw new ApiException(
+                      409, "run " + runId + " has ended: " + status(c, workflow, runId));
               default -> new WorkflowClient.SignalResult(signalId, outcome);
             };
           });
@@ -81,10 +81,11 @@ public final class SqlSignals {
   }
 
   /** The status of a run that has ended, for the refusal's words. */
-  private static String status(Connection c, long runId) throws SQLException {
+  private static String status(Connection c, String workflow, long runId) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT status FROM queue.workflow_run WHERE run_id = ?")) {
-      ps.setLong(1, runId);
+        c.prepareStatement("SELECT status FROM queue.workflow_get(?, ?::bigint)")) {
+      ps.setString(1, workflow);
+      ps.setLong(2, runId);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getString(1) : "gone";
       }

@@ -1,0 +1,230 @@
+package dev.pgworkflows.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.pgworkflows.sql.Migrator;
+import dev.pgworkflows.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The roles of {@code sql/roles.sql}: a login with {@code pgworkflows_worker} serves workflows and
+ * runs the background jobs, a login with {@code pgworkflows_client} starts, signals and reads runs,
+ * neither reads or writes a table, and a login with neither is told which role it lacks.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class LeastPrivilegeRolesTest {
+  private static final String PASSWORD = "least-privilege";
+  private static TestDatabase db;
+
+  @BeforeAll
+  static void createRolesAndLogins() throws SQLException {
+    db = TestDatabase.fresh();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.execute(Migrator.rolesScript());
+      // Roles belong to the cluster, which other databases of these tests share.
+      s.execute(
+          "DO $$ BEGIN"
+              + " IF to_regrole('pgw_worker_login') IS NULL THEN"
+              + "   CREATE ROLE pgw_worker_login LOGIN PASSWORD '"
+              + PASSWORD
+              + "' IN ROLE pgworkflows_worker; END IF;"
+              + " IF to_regrole('pgw_client_login') IS NULL THEN"
+              + "   CREATE ROLE pgw_client_login LOGIN PASSWORD '"
+              + PASSWORD
+              + "' IN ROLE pgworkflows_client; END IF;"
+              + " IF to_regrole('pgw_no_grants_login') IS NULL THEN"
+              + "   CREATE ROLE pgw_no_grants_login LOGIN PASSWORD '"
+              + PASSWORD
+              + "'; END IF;"
+              + " END $$");
+    }
+  }
+
+  private static HikariDataSource as(String login) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(db.jdbcUrl());
+    c.setUsername(login);
+    c.setPassword(PASSWORD);
+    c.setMaximumPoolSize(6);
+    return new HikariDataSource(c);
+  }
+
+  private static Workflow<String, String> approval() {
+    return Workflow.define("approval", String.class, String.class)
+        .run(
+            (ctx, who) -> {
+              String by =
+                  ctx.step()
+                      .waitForEvent("approved", String.class, Match.any(), Duration.ofHours(1))
+                      .orElse("nobody");
+              return ctx.step().run("greet", String.class, () -> who + " approved by " + by);
+            });
+  }
+
+  @Test
+  void aWorkerLoginServesAndRunsTheJobsWhileAClientLoginStartsSignalsAndReads() throws Exception {
+    Workflow<String, String> stuck =
+        Workflow.define("stuck", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  ctx.step().sleep("forever", Duration.ofDays(1));
+                  return in;
+                });
+    try (HikariDataSource workerDs = as("pgw_worker_login");
+        HikariDataSource clientDs = as("pgw_client_login");
+        PgWorkflows worker = PgWorkflows.builder(workerDs).migrate(false).start();
+        WorkflowClient client = WorkflowClient.connect(clientDs)) {
+      worker.serve(approval());
+      worker.serve(stuck);
+      long runId = client.start("approval", "ada").runId();
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> client.get("approval", runId).waitingFor() != null);
+      client.signal("approval", runId, "approved", "grace");
+      assertThat(client.awaitResult("approval", runId, String.class, Duration.ofSeconds(30)))
+          .isEqualTo("ada approved by grace");
+
+      // A start in the client's own transaction, as WorkflowSql makes it.
+      long inTransaction;
+      try (Connection c = clientDs.getConnection()) {
+        c.setAutoCommit(false);
+        inTransaction = WorkflowSql.start(c, "approval", "bob", StartOptions.NONE).runId();
+        c.commit();
+      }
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> client.get("approval", inTransaction).waitingFor() != null);
+      try (Connection c = clientDs.getConnection()) {
+        WorkflowSql.signal(c, "approval", inTransaction, "approved", "eve");
+      }
+      assertThat(
+              client.awaitResult("approval", inTransaction, String.class, Duration.ofSeconds(30)))
+          .isEqualTo("bob approved by eve");
+
+      // The deadline job runs in the worker's process, as the worker's login.
+      long late =
+          client.start("stuck", "x", StartOptions.NONE.withDeadline(Duration.ofSeconds(1))).runId();
+      Awaitility.await()
+          .atMost(30, TimeUnit.SECONDS)
+          .until(() -> client.get("stuck", late).status() == RunStatus.TIMED_OUT);
+      assertThat(worker.leadsBackgroundJobs()).isTrue();
+    }
+  }
+
+  @Test
+  void neitherRoleMayReadOrWriteATableNorCallTheOtherSidesFunctions() throws Exception {
+    long runs = count("SELECT count(*) FROM queue.workflow_run");
+    for (String login : List.of("pgw_worker_login", "pgw_client_login")) {
+      try (Connection c = DriverManager.getConnection(db.jdbcUrl(), login, PASSWORD)) {
+        assertRefused(c, "SELECT * FROM queue.workflow_run");
+        assertRefused(c, "SELECT * FROM queue.workflow_step");
+        assertRefused(c, "DELETE FROM queue.workflow_run");
+        assertRefused(c, "INSERT INTO queue.setting (name, value) VALUES ('x', 'y')");
+        assertRefused(c, "SELECT queue.setting_put('max_retention_days', '1')");
+        assertRefused(c, "SELECT * FROM queue.workflow_fork(1, 'x', null, false)");
+      }
+    }
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), "pgw_client_login", PASSWORD)) {
+      assertRefused(c, "SELECT * FROM queue.workflow_poll('approval', ARRAY[1], 1, 30)");
+      assertRefused(c, "SELECT * FROM queue.sweep_workflow_runs()");
+    }
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), "pgw_worker_login", PASSWORD)) {
+      assertRefused(c, "SELECT * FROM queue.workflow_cancel(1)");
+      assertRefused(c, "SELECT * FROM queue.workflow_list('approval')");
+    }
+    assertThat(count("SELECT count(*) FROM queue.workflow_run")).isEqualTo(runs);
+  }
+
+  @Test
+  void everyFunctionARoleMayCallRunsAsItsOwnerWithAFixedSearchPath() throws Exception {
+    List<String> loose = new ArrayList<>();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT r.rolname || ': ' || p.oid::regprocedure"
+                    + " FROM pg_proc p CROSS JOIN pg_roles r"
+                    + " WHERE p.pronamespace = 'queue'::regnamespace"
+                    + " AND r.rolname IN ('pgworkflows_worker', 'pgworkflows_client')"
+                    + " AND has_function_privilege(r.oid, p.oid, 'EXECUTE')"
+                    + " AND NOT (p.prosecdef AND EXISTS (SELECT 1 FROM unnest(p.proconfig) g"
+                    + " WHERE g = 'search_path=queue, pg_temp'))")) {
+      while (rs.next()) {
+        loose.add(rs.getString(1));
+      }
+    }
+    assertThat(loose).isEmpty();
+    assertThat(
+            count(
+                "SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'queue'::regnamespace"
+                    + " AND has_function_privilege('pgworkflows_client', p.oid, 'EXECUTE')"))
+        .isGreaterThan(10);
+  }
+
+  @Test
+  void aLoginWithoutTheGrantsIsToldWhichRoleItLacksAndWritesNothing() throws Exception {
+    long runs = count("SELECT count(*) FROM queue.workflow_run");
+    try (HikariDataSource none = as("pgw_no_grants_login");
+        HikariDataSource clientOnly = as("pgw_client_login")) {
+      assertThatThrownBy(() -> WorkflowClient.connect(none))
+          .isInstanceOf(MissingGrantException.class)
+          .hasMessageContaining("\"pgw_no_grants_login\"")
+          .hasMessageContaining("grant it the role pgworkflows_client");
+      assertThatThrownBy(() -> PgWorkflows.builder(none).migrate(false).start())
+          .isInstanceOf(MissingGrantException.class)
+          .hasMessageContaining("grant it the role pgworkflows_worker");
+      try (Connection c = none.getConnection()) {
+        assertThatThrownBy(() -> WorkflowSql.start(c, "approval", "x", StartOptions.NONE))
+            .isInstanceOf(MissingGrantException.class)
+            .hasMessageContaining("pgworkflows_client");
+      }
+      // A client's login has the schema but not the worker's functions.
+      assertThatThrownBy(() -> PgWorkflows.builder(clientOnly).migrate(false).start())
+          .isInstanceOf(MissingGrantException.class)
+          .hasMessageContaining("\"pgw_client_login\" may not execute queue.workflow_poll")
+          .hasMessageContaining("grant it the role pgworkflows_worker")
+          .satisfies(
+              e ->
+                  assertThat(((MissingGrantException) e).missingRole())
+                      .isEqualTo("pgworkflows_worker"));
+    }
+    assertThat(count("SELECT count(*) FROM queue.workflow_run")).isEqualTo(runs);
+  }
+
+  private static void assertRefused(Connection c, String sql) {
+    assertThatThrownBy(
+            () -> {
+              try (Statement s = c.createStatement()) {
+                s.execute(sql);
+              }
+            })
+        .as(sql)
+        .isInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("42501"));
+  }
+
+  private static long count(String sql) throws SQLException {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
