@@ -28,7 +28,7 @@ AS $$
                  'workflow_retry', 'workflow_continue_step', 'workflow_complete_step',
                  'workflow_complete_ended', 'workflow_complete_batch', 'workflow_journal_steps',
                  'workflow_rate_limited', 'workflow_continue_as_new', 'workflow_start_child',
-                 'workflow_start_leased', 'workflow_journal', 'workflow_journal_with_aside',
+                 'workflow_start_leased', 'workflow_journal', 'workflow_journal_after', 'workflow_journal_with_aside',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
                  'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
                  'set_concurrency_limit',

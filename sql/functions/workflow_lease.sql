@@ -63,8 +63,11 @@ END $$;
 
 -- Leases up to p_qty due tasks of the given versions, each with its run's input and journal;
 -- journals due wait timeouts; drops messages of ended runs. Nothing while the workflow is paused;
--- a paused run's due task is parked until its resume.
-CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer)
+-- a paused run's due task is parked until its resume. With p_journal_max, a journal of more rows
+-- than that is withheld (null): a worker that keeps the journals of its runs asks
+-- workflow_journal_after for the rows it lacks.
+DROP FUNCTION IF EXISTS queue.workflow_poll(text, integer[], integer, integer);
+CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer)
  RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -155,7 +158,7 @@ BEGIN
                 version := r.workflow_version;
                 reason := m.body ->> 'reason';
                 input := r.input;
-                journal := queue.workflow_journal(r.run_id);
+                journal := queue.workflow_journal_unless_longer(r.run_id, p_journal_max);
                 started_at := r.started_at;
                 trace_context := r.trace_context;
                 RETURN NEXT;
@@ -202,7 +205,7 @@ BEGIN
             version := r.workflow_version;
             reason := m.body ->> 'reason';
             input := r.input;
-            journal := queue.workflow_journal(r.run_id);
+            journal := queue.workflow_journal_unless_longer(r.run_id, p_journal_max);
             started_at := r.started_at;
             trace_context := r.trace_context;
             RETURN NEXT;

@@ -1,7 +1,9 @@
 -- Reading runs: journals, listings, summaries.
 
--- A run's journal as a JSON array in step order; a row with state changes carries them (state).
-CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint)
+-- A run's journal as a JSON array in step order, from the row after p_after (its seq) on when
+-- given; a row with state changes carries them (state).
+DROP FUNCTION IF EXISTS queue.workflow_journal(bigint);
+CREATE OR REPLACE FUNCTION queue.workflow_journal(p_run_id bigint, p_after integer DEFAULT NULL::integer)
  RETURNS jsonb
  LANGUAGE sql
  STABLE
@@ -20,7 +22,48 @@ AS $$
                'timedOut', s.timed_out, 'attempts', s.attempts,
                'startedAt', s.started_at, 'completedAt', s.completed_at, 'state', s.state) END
              ORDER BY s.seq), '[]'::jsonb)
-      FROM queue.workflow_step s WHERE s.run_id = p_run_id;
+      FROM queue.workflow_step s WHERE s.run_id = p_run_id AND s.seq > coalesce(p_after, 0);
+$$;
+
+-- A run's journal, or null when it has more rows than p_max (null: never withheld).
+CREATE OR REPLACE FUNCTION queue.workflow_journal_unless_longer(p_run_id bigint, p_max integer)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+    SELECT CASE WHEN p_max IS NOT NULL
+                 AND EXISTS (SELECT 1 FROM queue.workflow_step s
+                              WHERE s.run_id = p_run_id AND s.seq > p_max)
+                THEN NULL
+                ELSE queue.workflow_journal(p_run_id) END;
+$$;
+
+-- The rows of a run's journal a worker lacks, which holds it up to the row p_seq written at
+-- p_completed_at: the rows after it, or the whole journal (whole) when that row is no longer there
+-- as it was (the run was restarted from an earlier step) or p_seq is null. With the seq and
+-- completion time of the journal's last row, for the next call.
+CREATE OR REPLACE FUNCTION queue.workflow_journal_after(p_run_id bigint, p_seq integer, p_completed_at timestamp with time zone)
+ RETURNS TABLE(whole boolean, journal jsonb, last_seq integer, last_completed_at timestamp with time zone)
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+ SET enable_seqscan TO 'off'
+AS $$
+    WITH held AS (
+        SELECT p_seq IS NOT NULL AND EXISTS (
+                   SELECT 1 FROM queue.workflow_step s
+                    WHERE s.run_id = p_run_id AND s.seq = p_seq
+                      AND s.completed_at = p_completed_at) AS ok)
+    SELECT NOT held.ok,
+           queue.workflow_journal(p_run_id, CASE WHEN held.ok THEN p_seq END),
+           l.seq,
+           l.completed_at
+      FROM held
+      LEFT JOIN LATERAL (SELECT s.seq, s.completed_at FROM queue.workflow_step s
+                          WHERE s.run_id = p_run_id ORDER BY s.seq DESC LIMIT 1) l ON true;
 $$;
 
 -- Runs of a workflow, newest first, after a run-id cursor, filtered by status, start time, input

@@ -88,6 +88,12 @@ public final class Bench {
             continue;
           }
           System.err.printf("rep %d: %s%n", rep + 1, sys);
+          if (o.longRunOnly()) {
+            if (!sys.equals("DBOS")) {
+              longRun(pg, sys, results.get(sys));
+            }
+            continue;
+          }
           if (o.fanOutOnly()) {
             if (sys.equals("pgworkflows")) {
               fanOut(pg, s, results.get(sys));
@@ -272,10 +278,41 @@ public final class Bench {
         add(r, "queue long-poll wake-up p99 ms", Stats.percentile(wake, 99));
       }
     }
+    if (!sys.equals("DBOS")) {
+      longRun(pg, sys, r);
+    }
     if (sys.equals("pgworkflows")) {
       queueCycles(pg, s, r);
       fanOut(pg, s, r);
       keyed(pg, s, r);
+    }
+  }
+
+  /** The long-run workload's iterations, and the window compared at its start and end. */
+  private static final int LONG_RUN = 1000;
+
+  private static final int LONG_RUN_WINDOW = 100;
+
+  /**
+   * The long-run workload (both of ours), on a contender of its own: one run of {@value #LONG_RUN}
+   * iterations of (a no-op step, a 1 ms sleep), after one unmeasured run of a tenth of that. The
+   * median ms per iteration over the first and the last {@value #LONG_RUN_WINDOW} iterations, and
+   * their ratio: a run whose journal grows should cost the same per iteration at its end.
+   */
+  private static void longRun(Pg pg, String sys, Map<String, List<Double>> r) throws Exception {
+    try (Contender c = open(pg, sys)) {
+      Ours ours = (Ours) c;
+      ours.longRun(LONG_RUN / 10);
+      double[] perIteration = ours.longRun(LONG_RUN);
+      double first = Stats.median(java.util.Arrays.copyOfRange(perIteration, 0, LONG_RUN_WINDOW));
+      double last =
+          Stats.median(
+              java.util.Arrays.copyOfRange(
+                  perIteration, perIteration.length - LONG_RUN_WINDOW, perIteration.length));
+      String what = "long run (" + LONG_RUN + " × step, sleep 1 ms): ";
+      add(r, what + "first " + LONG_RUN_WINDOW + " ms/iteration", first);
+      add(r, what + "last " + LONG_RUN_WINDOW + " ms/iteration", last);
+      add(r, what + "last / first", last / first);
     }
   }
 

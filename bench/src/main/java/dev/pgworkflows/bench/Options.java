@@ -14,6 +14,7 @@ import java.nio.file.Path;
  * @param system the one system to run ({@code pgworkflows} or {@code DBOS}), or null for both
  * @param out where the raw results go as JSON
  * @param fanOutOnly run only the fan-out workload (pgworkflows: one run of 100 parallel steps)
+ * @param longRunOnly run only the long-run workload (both of ours: one run of 1,000 iterations)
  */
 record Options(
     boolean help,
@@ -22,7 +23,8 @@ record Options(
     Integer runs,
     String system,
     Path out,
-    boolean fanOutOnly) {
+    boolean fanOutOnly,
+    boolean longRunOnly) {
 
   static final String USAGE =
       """
@@ -38,6 +40,8 @@ record Options(
         --out FILE        the raw results as JSON (default bench-results.json)
         --fan-out         only the fan-out workload: one run of 100 parallel steps, again
                           and again (pgworkflows only; a few seconds)
+        --long-run        only the long-run workload: one run of 1,000 iterations of a step
+                          and a 1 ms sleep (both of ours; under a minute)
         -h, --help        print this help and exit
 
       JVM properties: -Dbench.concurrency=N (runs each of our workers holds, default 96),
@@ -82,11 +86,12 @@ record Options(
     String system = null;
     Path out = Path.of("bench-results.json");
     boolean fanOutOnly = false;
+    boolean longRunOnly = false;
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
         case "-h", "--help" -> {
-          return new Options(true, quick, reps, runs, system, out, fanOutOnly);
+          return new Options(true, quick, reps, runs, system, out, fanOutOnly, longRunOnly);
         }
         case "--quick" -> quick = true;
         case "--reps" -> reps = count(arg, value(args, ++i, arg));
@@ -94,12 +99,13 @@ record Options(
         case "--system" -> system = system(value(args, ++i, arg));
         case "--out" -> out = Path.of(value(args, ++i, arg));
         case "--fan-out" -> fanOutOnly = true;
+        case "--long-run" -> longRunOnly = true;
         default ->
             throw new IllegalArgumentException(
                 (arg.startsWith("-") ? "unknown option: " : "unexpected argument: ") + arg);
       }
     }
-    return new Options(false, quick, reps, runs, system, out, fanOutOnly);
+    return new Options(false, quick, reps, runs, system, out, fanOutOnly, longRunOnly);
   }
 
   private static String value(String[] args, int at, String option) {

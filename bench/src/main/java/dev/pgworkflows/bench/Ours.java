@@ -458,6 +458,49 @@ final class Ours implements Contender {
     }
   }
 
+  /** When each iteration of the running long run first ran its step, by iteration. */
+  private volatile long[] iterationAt;
+
+  /**
+   * One run of {@code iterations} × (a no-op step, a 1 ms sleep) on one worker; the wall ms of each
+   * iteration but the last (from one iteration's step to the next one's).
+   */
+  double[] longRun(int iterations) throws Exception {
+    long[] at = new long[iterations];
+    iterationAt = at;
+    Workflow<Integer, Integer> loop =
+        Workflow.define("long", Integer.class, Integer.class)
+            .run(
+                (ctx, n) -> {
+                  for (int i = 0; i < n; i++) {
+                    int k = i;
+                    ctx.step()
+                        .run(
+                            "s" + i,
+                            Integer.class,
+                            () -> {
+                              iterationAt[k] = System.nanoTime();
+                              return k;
+                            });
+                    ctx.step().sleep("z" + i, Duration.ofMillis(1));
+                  }
+                  return n;
+                });
+    long floor = newestRun();
+    List<Worker> workers = serve(loop, 1);
+    try {
+      client.start("long", iterations);
+      awaitCompleted("long", floor, 1, null, Duration.ofMinutes(10));
+    } finally {
+      close(workers);
+    }
+    double[] ms = new double[iterations - 1];
+    for (int i = 0; i < ms.length; i++) {
+      ms[i] = (at[i + 1] - at[i]) / 1e6;
+    }
+    return ms;
+  }
+
   @Override
   public List<Double> sleepOvershoot(int n) throws Exception {
     overshoot.clear();

@@ -81,7 +81,8 @@ class OptionsTest {
     Options none = Options.parse();
     assertThat(none)
         .isEqualTo(
-            new Options(false, false, null, null, null, Path.of("bench-results.json"), false));
+            new Options(
+                false, false, null, null, null, Path.of("bench-results.json"), false, false));
 
     Options.Outcome o =
         read(
@@ -97,7 +98,7 @@ class OptionsTest {
             "--fan-out");
     assertThat(o.exitStatus()).isZero();
     assertThat(o.options())
-        .isEqualTo(new Options(false, true, 3, 10_000, "DBOS", Path.of("r.json"), true));
+        .isEqualTo(new Options(false, true, 3, 10_000, "DBOS", Path.of("r.json"), true, false));
     assertThat(Options.parse("--system", "pgworkflows").system()).isEqualTo("pgworkflows");
     assertThat(out.size() + err.size()).isZero();
   }

@@ -40,6 +40,7 @@ public final class TaskPolls {
   }
 
   private List<Task> receive(String name, PollTerms terms) {
-    return store.poll(name, terms.versions(), terms.max(), terms.leaseSeconds());
+    return store.poll(
+        name, terms.versions(), terms.max(), terms.leaseSeconds(), terms.journalMax());
   }
 }

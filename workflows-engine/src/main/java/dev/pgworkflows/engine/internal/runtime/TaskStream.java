@@ -193,7 +193,7 @@ public final class TaskStream {
               new Claim(this, new PollTerms(versions, max, leaseSeconds)),
               TimeUnit.NANOSECONDS.toMillis(remaining),
               max,
-              () -> open() ? store.poll(name, versions, max, leaseSeconds) : List.of(),
+              () -> open() ? store.poll(name, versions, max, leaseSeconds, null) : List.of(),
               quietMark,
               this::open);
       if (!turn.isDone()) {

@@ -35,6 +35,7 @@ import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.protocol.Task;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -84,6 +85,16 @@ public final class WorkerCalls {
    * completes with the tasks leased, none when the wait ran out.
    */
   public CompletableFuture<List<Task>> poll(String name, PollRequest req, WorkerIdentity who) {
+    return poll(name, req, who, null);
+  }
+
+  /**
+   * As {@link #poll(String, PollRequest, WorkerIdentity)}, for a worker that keeps its runs'
+   * journals: a journal of more than {@code journalMax} rows comes null, and {@link #journalAfter}
+   * gives the rows the worker lacks.
+   */
+  public CompletableFuture<List<Task>> poll(
+      String name, PollRequest req, WorkerIdentity who, Integer journalMax) {
     WorkerChecks.versions("versions", req.versions());
     int max = WorkerChecks.range("max", req.max(), 1, 1, 100);
     int wait =
@@ -93,7 +104,7 @@ public final class WorkerCalls {
     WorkerSightings.Sighting seen = p.sightings().begin(name, who, req.versions(), null, "poll");
     CompletableFuture<List<Task>> result;
     try {
-      result = p.polls().poll(name, new PollTerms(req.versions(), max, lease), wait);
+      result = p.polls().poll(name, new PollTerms(req.versions(), max, lease, journalMax), wait);
     } catch (RuntimeException e) {
       seen.done();
       throw e;
@@ -110,11 +121,29 @@ public final class WorkerCalls {
    */
   public Completed complete(
       String name, List<Completion> items, ApiException[] refused, Take take, Instant received) {
+    return complete(name, items, refused, take, received, null);
+  }
+
+  /**
+   * As {@link #complete(String, List, ApiException[], Take, Instant)}; the tasks taken withhold a
+   * journal of more than {@code journalMax} rows, as {@link #poll(String, PollRequest,
+   * WorkerIdentity, Integer)} does.
+   */
+  public Completed complete(
+      String name,
+      List<Completion> items,
+      ApiException[] refused,
+      Take take,
+      Instant received,
+      Integer journalMax) {
     if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
       throw ApiException.badRequest(
           "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
     }
     PollTerms terms = WorkerChecks.take(take);
+    if (terms != null) {
+      terms = terms.withJournalMax(journalMax);
+    }
     int n = items.size();
     List<CompletionOutcome> answers = new ArrayList<>(n);
     List<StepCompletion> accepted = new ArrayList<>(n);
@@ -195,6 +224,15 @@ public final class WorkerCalls {
                             + runId
                             + " was lost (cancelled, finished or expired)"));
     return new LeaseExtended(next);
+  }
+
+  /**
+   * The rows of a run's journal that a worker holding it up to row {@code seq} (completed at {@code
+   * completedAt}) lacks; the whole journal when it holds none ({@code seq} null) or that row has
+   * gone.
+   */
+  public TaskStore.JournalTail journalAfter(long runId, Integer seq, OffsetDateTime completedAt) {
+    return p.tasks().journalAfter(runId, seq, completedAt);
   }
 
   /** Journals finished run steps (a parallel group's branches); the lease carries on. */

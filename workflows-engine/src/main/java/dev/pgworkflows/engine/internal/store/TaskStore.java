@@ -9,6 +9,7 @@ import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,19 +33,55 @@ public final class TaskStore {
         });
   }
 
-  public List<Task> poll(String name, List<Integer> versions, int max, int leaseSeconds) {
+  /**
+   * Leases up to {@code max} tasks of these versions ({@code workflow_poll}); a journal of more
+   * than {@code journalMax} rows is withheld (null), null: never.
+   */
+  public List<Task> poll(
+      String name, List<Integer> versions, int max, int leaseSeconds, Integer journalMax) {
     return sql.onConnection(
         c -> {
           Array arr = c.createArrayOf("int4", versions.toArray());
           return Sql.list(
               c,
-              "SELECT * FROM queue.workflow_poll(?, ?::int[], ?, ?)",
+              "SELECT * FROM queue.workflow_poll(?, ?::int[], ?, ?, ?::int)",
               Rows::task,
               name,
               arr,
               max,
-              leaseSeconds);
+              leaseSeconds,
+              journalMax);
         });
+  }
+
+  /**
+   * The rows of a run's journal after the row {@code seq} completed at {@code completedAt}, or the
+   * whole journal when that row is gone or {@code seq} is null ({@code workflow_journal_after}).
+   *
+   * @param journal the rows as a JSON array
+   * @param lastSeq the seq of the journal's last row, null for an empty journal
+   */
+  public record JournalTail(
+      boolean whole, String journal, Integer lastSeq, OffsetDateTime lastCompletedAt) {}
+
+  public JournalTail journalAfter(long runId, Integer seq, OffsetDateTime completedAt) {
+    return sql.one(
+            "SELECT whole, journal::text, last_seq, last_completed_at"
+                + " FROM queue.workflow_journal_after(?::bigint, ?::integer,"
+                + " ?::timestamp with time zone)",
+            rs -> {
+              int last = rs.getInt(3);
+              Integer lastSeq = rs.wasNull() ? null : last;
+              return new JournalTail(
+                  rs.getBoolean(1),
+                  rs.getString(2),
+                  lastSeq,
+                  rs.getObject(4, OffsetDateTime.class));
+            },
+            runId,
+            seq,
+            completedAt)
+        .orElseThrow();
   }
 
   /** Completes a step that continues its run (a completion with {@code next}). */

@@ -46,6 +46,7 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   private final WorkerCalls calls;
   private final String workflow;
   private final WorkerIdentity identity;
+  private final JournalCache journals;
   private volatile boolean stopped;
 
   /**
@@ -57,6 +58,7 @@ public final class JdbcWorkerTransport implements WorkerTransport {
     this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER);
     this.calls = engine.calls();
     this.identity = identity;
+    this.journals = new JournalCache(calls);
   }
 
   @Override
@@ -68,14 +70,14 @@ public final class JdbcWorkerTransport implements WorkerTransport {
     List<dev.pgworkflows.protocol.Task> leased;
     try {
       leased =
-          EngineErrors.call(() -> calls.poll(workflow, req, identity))
+          EngineErrors.call(() -> calls.poll(workflow, req, identity, JournalCache.INLINE_MAX))
               .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw EngineErrors.translate(e.getCause());
     } catch (TimeoutException e) {
       return List.of();
     }
-    return Tasks.of(leased);
+    return journals.fill(Tasks.of(leased));
   }
 
   @Override
@@ -88,10 +90,12 @@ public final class JdbcWorkerTransport implements WorkerTransport {
                         batch.completions(),
                         null,
                         batch.take(),
-                        Clock.systemUTC().instant()))
+                        Clock.systemUTC().instant(),
+                        JournalCache.INLINE_MAX))
             .answers();
     return new CompletionReply(
-        answers.results(), answers.tasks() == null ? List.of() : Tasks.of(answers.tasks()));
+        answers.results(),
+        answers.tasks() == null ? List.of() : journals.fill(Tasks.of(answers.tasks())));
   }
 
   @Override

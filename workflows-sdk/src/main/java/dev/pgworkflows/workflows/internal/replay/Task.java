@@ -90,11 +90,7 @@ public record Task(
     try {
       JsonNode input = t.input() == null ? null : Transport.JSON.readTree(t.input());
       if (t.journal() != null) {
-        JsonNode rows = Transport.JSON.readTree(t.journal());
-        journal = new ArrayList<>(rows.size());
-        for (JsonNode row : rows) {
-          journal.add(Entry.of(row));
-        }
+        journal = entries(t.journal());
       }
       return new Task(
           t.runId(),
@@ -110,6 +106,31 @@ public record Task(
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a leased task's JSON does not read: " + e.getMessage(), e);
     }
+  }
+
+  /** Journal rows from their JSON array. */
+  public static List<Entry> entries(String json) throws JsonProcessingException {
+    JsonNode rows = Transport.JSON.readTree(json);
+    List<Entry> journal = new ArrayList<>(rows.size());
+    for (JsonNode row : rows) {
+      journal.add(Entry.of(row));
+    }
+    return journal;
+  }
+
+  /** This task with {@code journal}: one the engine withheld, filled in by the worker. */
+  public Task withJournal(List<Entry> journal) {
+    return new Task(
+        runId,
+        messageId,
+        receipt,
+        attempt,
+        version,
+        reason,
+        input,
+        journal,
+        startedAt,
+        traceContext);
   }
 
   /** The tasks of an answer's {@code tasks} array; none when it has none. */
