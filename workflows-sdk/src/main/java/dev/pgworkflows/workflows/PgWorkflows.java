@@ -5,6 +5,8 @@ import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.LocalEngines;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,9 +37,12 @@ public final class PgWorkflows implements AutoCloseable {
   private final List<Worker> workers = new ArrayList<>();
   private boolean closed; // guarded by this
 
-  private PgWorkflows(DataSource dataSource) {
+  private final OpenTelemetry openTelemetry;
+
+  private PgWorkflows(DataSource dataSource, OpenTelemetry openTelemetry) {
     this.dataSource = dataSource;
-    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER);
+    this.openTelemetry = openTelemetry;
+    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER, openTelemetry);
   }
 
   /** Migrates the database's schema to this version (when it is older) and starts the engine. */
@@ -57,6 +62,7 @@ public final class PgWorkflows implements AutoCloseable {
   public static final class Builder {
     private final DataSource dataSource;
     private boolean migrate = true;
+    private OpenTelemetry openTelemetry = GlobalOpenTelemetry.get();
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -72,6 +78,20 @@ public final class PgWorkflows implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where the engine sends its run spans (the {@code workflow.run} span of each run, parent of
+     * the workers' step spans), and the default of the workers this serves; unset, {@code
+     * GlobalOpenTelemetry}. An engine already running over this DataSource in this process keeps
+     * its own.
+     */
+    public Builder openTelemetry(OpenTelemetry openTelemetry) {
+      if (openTelemetry == null) {
+        throw new IllegalArgumentException("openTelemetry must not be null");
+      }
+      this.openTelemetry = openTelemetry;
+      return this;
+    }
+
     public PgWorkflows start() {
       if (migrate) {
         try {
@@ -80,13 +100,13 @@ public final class PgWorkflows implements AutoCloseable {
           throw new WorkflowException("could not migrate the database: " + e.getMessage(), e);
         }
       }
-      return new PgWorkflows(dataSource);
+      return new PgWorkflows(dataSource, openTelemetry);
     }
   }
 
   /** Serves {@code workflow} in this process with the default options over this database. */
   public synchronized Worker serve(Workflow<?, ?> workflow) {
-    return serve(workflow, WorkerOptions.dataSource(dataSource));
+    return serve(workflow, WorkerOptions.dataSource(dataSource).openTelemetry(openTelemetry));
   }
 
   /**

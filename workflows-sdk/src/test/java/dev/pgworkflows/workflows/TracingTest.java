@@ -143,6 +143,63 @@ class TracingTest {
   }
 
   /**
+   * Without a server, the engine in the process sends each run's workflow.run span to the
+   * OpenTelemetry the application gave it, and the steps are its children there.
+   */
+  @Test
+  void aRunServedOverJdbcIsOneTraceInTheApplicationsOpenTelemetry() {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel = inMemory(exporter);
+    // Started while handling a request of the application's, as a server's start is.
+    io.opentelemetry.api.trace.Span request =
+        otel.getTracer("app").spanBuilder("POST /orders").startSpan();
+    Workflow<String, String> wf =
+        Workflow.define("traced-jdbc", String.class, String.class)
+            .run(
+                (ctx, in) -> {
+                  String a = ctx.step().run("first", String.class, () -> "a");
+                  ctx.step().sleep("pause", Duration.ofMillis(50));
+                  return a + ctx.step().run("second", String.class, () -> "b");
+                });
+    try (com.zaxxer.hikari.HikariDataSource ds = WithoutAServerTest.pool(TestDatabase.fresh());
+        PgWorkflows pgw = PgWorkflows.builder(ds).migrate(false).openTelemetry(otel).start()) {
+      pgw.serve(wf);
+      long run;
+      io.opentelemetry.context.Scope scope = request.makeCurrent();
+      try {
+        run = pgw.client().start("traced-jdbc", "x").runId();
+      } finally {
+        scope.close();
+        request.end();
+      }
+      assertThat(pgw.client().awaitResult("traced-jdbc", run, String.class, Duration.ofSeconds(20)))
+          .isEqualTo("ab");
+    }
+    Awaitility.await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                exporter.getFinishedSpanItems().stream()
+                    .anyMatch(s -> s.getName().equals("workflow.run")));
+    List<SpanData> spans = exporter.getFinishedSpanItems();
+    SpanData runSpan =
+        spans.stream().filter(s -> s.getName().equals("workflow.run")).findFirst().orElseThrow();
+    assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("workflow.name")))
+        .isEqualTo("traced-jdbc");
+    assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("status")))
+        .isEqualTo("completed");
+    List<SpanData> steps = spans.stream().filter(s -> s.getName().equals("workflow.step")).toList();
+    assertThat(steps)
+        .extracting(s -> s.getAttributes().get(AttributeKey.stringKey("step.name")))
+        .contains("first", "pause", "second");
+    for (SpanData step : steps) {
+      assertThat(step.getTraceId()).isEqualTo(runSpan.getTraceId());
+      assertThat(step.getParentSpanId()).isEqualTo(runSpan.getSpanId());
+    }
+    assertThat(runSpan.getParentSpanId()).isEqualTo(request.getSpanContext().getSpanId());
+  }
+
+  /**
    * Starts made by many threads at once share requests; each run's trace is still its caller's: the
    * workflow.run span is a child of the caller's span (a batched start) or of the server span of
    * the caller's own start request (a lone one).

@@ -26,6 +26,7 @@ import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
+import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -50,12 +51,17 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   private volatile boolean stopped;
 
   /**
-   * A transport for a worker of {@code workflow}, known to the workers listing as {@code identity}.
+   * A transport for a worker of {@code workflow}, known to the workers listing as {@code identity};
+   * an engine it starts over {@code dataSource} sends run spans to {@code openTelemetry}.
    */
-  public JdbcWorkerTransport(DataSource dataSource, String workflow, WorkerIdentity identity) {
+  public JdbcWorkerTransport(
+      DataSource dataSource,
+      String workflow,
+      WorkerIdentity identity,
+      OpenTelemetry openTelemetry) {
     this.dataSource = dataSource;
     this.workflow = workflow;
-    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER);
+    this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER, openTelemetry);
     this.calls = engine.calls();
     this.identity = identity;
     this.journals = new JournalCache(calls);

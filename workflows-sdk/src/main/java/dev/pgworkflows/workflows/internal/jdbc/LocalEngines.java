@@ -5,6 +5,7 @@ import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.IdentityHashMap;
@@ -30,7 +31,16 @@ public final class LocalEngines {
    * version knows, and {@link dev.pgworkflows.workflows.MissingGrantException} when the login may
    * not call what {@code side} calls.
    */
-  public static synchronized EngineCore acquire(DataSource dataSource, SchemaVersion.Side side) {
+  public static EngineCore acquire(DataSource dataSource, SchemaVersion.Side side) {
+    return acquire(dataSource, side, GlobalOpenTelemetry.get());
+  }
+
+  /**
+   * As {@link #acquire(DataSource, SchemaVersion.Side)}; an engine started by this call sends its
+   * run spans to {@code openTelemetry} (one already running keeps its own).
+   */
+  public static synchronized EngineCore acquire(
+      DataSource dataSource, SchemaVersion.Side side, OpenTelemetry openTelemetry) {
     try (Connection c = dataSource.getConnection()) {
       SchemaVersion.require(c, side);
     } catch (SQLException e) {
@@ -39,8 +49,7 @@ public final class LocalEngines {
     }
     Held held = engines.get(dataSource);
     if (held == null) {
-      EngineCore core =
-          EngineCore.overDataSource(dataSource, GlobalOpenTelemetry.get(), Engine::processId);
+      EngineCore core = EngineCore.overDataSource(dataSource, openTelemetry, Engine::processId);
       try {
         core.start();
       } catch (RuntimeException e) {

@@ -56,7 +56,13 @@ public final class TaskWorker implements Worker {
     // path, do not. Over JDBC the engine in this process sees the worker by the same names.
     this.link =
         options.dataSource() != null
-            ? new JdbcWorkerTransport(options.dataSource(), name, WorkerIds.identity(identity))
+            ? new JdbcWorkerTransport(
+                options.dataSource(),
+                name,
+                WorkerIds.identity(identity),
+                options.openTelemetry() != null
+                    ? options.openTelemetry()
+                    : GlobalOpenTelemetry.get())
             : new HttpWorkerTransport(
                 new Transport(options.url(), options.token()),
                 new Transport(options.url(), options.token(), identity));
