@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.testing.TestDatabase;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -28,31 +29,38 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LeastPrivilegeRolesTest {
-  private static final String PASSWORD = "least-privilege";
+  /** The logins of the README's block, and their password there. */
+  private static final String WORKER = "orders_worker";
+
+  private static final String CLIENT = "orders_web";
+  private static final String NO_GRANTS = "orders_nobody";
+  private static final String PASSWORD = "change-me";
+  private static final String HEADING = "### Least privilege in the database";
+
   private static TestDatabase db;
 
+  /**
+   * The README's block as printed, through psql from the repository's root (where CI installs it);
+   * without psql, the same statements over JDBC with the script it includes read in its place.
+   */
   @BeforeAll
-  static void createRolesAndLogins() throws SQLException {
+  static void createRolesAndLogins() throws Exception {
     db = TestDatabase.fresh();
     try (Connection c = db.connect();
         Statement s = c.createStatement()) {
-      s.execute(Migrator.rolesScript());
-      // Roles belong to the cluster, which other databases of these tests share.
-      s.execute(
-          "DO $$ BEGIN"
-              + " IF to_regrole('pgw_worker_login') IS NULL THEN"
-              + "   CREATE ROLE pgw_worker_login LOGIN PASSWORD '"
-              + PASSWORD
-              + "' IN ROLE pgworkflows_worker; END IF;"
-              + " IF to_regrole('pgw_client_login') IS NULL THEN"
-              + "   CREATE ROLE pgw_client_login LOGIN PASSWORD '"
-              + PASSWORD
-              + "' IN ROLE pgworkflows_client; END IF;"
-              + " IF to_regrole('pgw_no_grants_login') IS NULL THEN"
-              + "   CREATE ROLE pgw_no_grants_login LOGIN PASSWORD '"
-              + PASSWORD
-              + "'; END IF;"
-              + " END $$");
+      // Roles belong to the cluster: a database that ran this before may have left the logins.
+      s.execute("DROP ROLE IF EXISTS " + WORKER + ", " + CLIENT + ", " + NO_GRANTS);
+      s.execute("CREATE ROLE " + NO_GRANTS + " LOGIN PASSWORD '" + PASSWORD + "'");
+    }
+    String block = ReadmeTransactionalStartTest.block(HEADING, "```sql");
+    assertThat(block).contains("\\i sql/roles.sql").contains(WORKER).contains(CLIENT);
+    if (ReadmeTransactionalStartTest.psqlInstalled()) {
+      ReadmeTransactionalStartTest.psql(db, block, Path.of(".."));
+      return;
+    }
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.execute(block.replace("\\i sql/roles.sql", Migrator.rolesScript()));
     }
   }
 
@@ -86,8 +94,8 @@ class LeastPrivilegeRolesTest {
                   ctx.step().sleep("forever", Duration.ofDays(1));
                   return in;
                 });
-    try (HikariDataSource workerDs = as("pgw_worker_login");
-        HikariDataSource clientDs = as("pgw_client_login");
+    try (HikariDataSource workerDs = as(WORKER);
+        HikariDataSource clientDs = as(CLIENT);
         PgWorkflows worker = PgWorkflows.builder(workerDs).migrate(false).start();
         WorkflowClient client = WorkflowClient.connect(clientDs)) {
       worker.serve(approval());
@@ -130,7 +138,7 @@ class LeastPrivilegeRolesTest {
   @Test
   void neitherRoleMayReadOrWriteATableNorCallTheOtherSidesFunctions() throws Exception {
     long runs = count("SELECT count(*) FROM queue.workflow_run");
-    for (String login : List.of("pgw_worker_login", "pgw_client_login")) {
+    for (String login : List.of(WORKER, CLIENT)) {
       try (Connection c = DriverManager.getConnection(db.jdbcUrl(), login, PASSWORD)) {
         assertRefused(c, "SELECT * FROM queue.workflow_run");
         assertRefused(c, "SELECT * FROM queue.workflow_step");
@@ -140,11 +148,11 @@ class LeastPrivilegeRolesTest {
         assertRefused(c, "SELECT * FROM queue.workflow_fork(1, 'x', null, false)");
       }
     }
-    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), "pgw_client_login", PASSWORD)) {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), CLIENT, PASSWORD)) {
       assertRefused(c, "SELECT * FROM queue.workflow_poll('approval', ARRAY[1], 1, 30)");
       assertRefused(c, "SELECT * FROM queue.sweep_workflow_runs()");
     }
-    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), "pgw_worker_login", PASSWORD)) {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl(), WORKER, PASSWORD)) {
       assertRefused(c, "SELECT * FROM queue.workflow_cancel(1)");
       assertRefused(c, "SELECT * FROM queue.workflow_list('approval')");
     }
@@ -180,11 +188,11 @@ class LeastPrivilegeRolesTest {
   @Test
   void aLoginWithoutTheGrantsIsToldWhichRoleItLacksAndWritesNothing() throws Exception {
     long runs = count("SELECT count(*) FROM queue.workflow_run");
-    try (HikariDataSource none = as("pgw_no_grants_login");
-        HikariDataSource clientOnly = as("pgw_client_login")) {
+    try (HikariDataSource none = as(NO_GRANTS);
+        HikariDataSource clientOnly = as(CLIENT)) {
       assertThatThrownBy(() -> WorkflowClient.connect(none))
           .isInstanceOf(MissingGrantException.class)
-          .hasMessageContaining("\"pgw_no_grants_login\"")
+          .hasMessageContaining("\"" + NO_GRANTS + "\"")
           .hasMessageContaining("grant it the role pgworkflows_client");
       assertThatThrownBy(() -> PgWorkflows.builder(none).migrate(false).start())
           .isInstanceOf(MissingGrantException.class)
@@ -197,7 +205,7 @@ class LeastPrivilegeRolesTest {
       // A client's login has the schema but not the worker's functions.
       assertThatThrownBy(() -> PgWorkflows.builder(clientOnly).migrate(false).start())
           .isInstanceOf(MissingGrantException.class)
-          .hasMessageContaining("\"pgw_client_login\" may not execute queue.workflow_poll")
+          .hasMessageContaining("\"" + CLIENT + "\" may not execute queue.workflow_poll")
           .hasMessageContaining("grant it the role pgworkflows_worker")
           .satisfies(
               e ->

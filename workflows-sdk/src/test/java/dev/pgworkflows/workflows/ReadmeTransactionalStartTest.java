@@ -38,9 +38,14 @@ class ReadmeTransactionalStartTest {
 
   /** The first block opened by {@code fence} under the heading. */
   static String block(String fence) throws IOException {
+    return block(HEADING, fence);
+  }
+
+  /** The first block opened by {@code fence} under {@code heading}. */
+  static String block(String heading, String fence) throws IOException {
     List<String> lines = Files.readAllLines(README);
-    int at = lines.indexOf(HEADING);
-    assertThat(at).as("README has \"%s\"", HEADING).isNotNegative();
+    int at = lines.indexOf(heading);
+    assertThat(at).as("README has \"%s\"", heading).isNotNegative();
     int open = lines.subList(at, lines.size()).indexOf(fence) + at;
     assertThat(open).as("a %s block under the heading", fence).isGreaterThan(at);
     List<String> block = new ArrayList<>();
@@ -179,7 +184,7 @@ class ReadmeTransactionalStartTest {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-  private static boolean psqlInstalled() {
+  static boolean psqlInstalled() {
     String path = System.getenv("PATH");
     if (path == null) {
       return false;
@@ -196,6 +201,11 @@ class ReadmeTransactionalStartTest {
    * Runs {@code sql} through psql on {@code db}, stopping at the first error; returns its output.
    */
   private static String psql(TestDatabase db, String sql) throws Exception {
+    return psql(db, sql, Path.of("."));
+  }
+
+  /** As {@link #psql(TestDatabase, String)}, with {@code dir} as psql's working directory. */
+  static String psql(TestDatabase db, String sql, Path dir) throws Exception {
     PostgresServer pg = PostgresServer.get();
     Path script = Files.createTempFile("readme-", ".sql");
     try {
@@ -215,6 +225,7 @@ class ReadmeTransactionalStartTest {
                   "-f",
                   script.toString(),
                   db.name())
+              .directory(dir.toFile())
               .redirectErrorStream(true);
       pb.environment().put("PGPASSWORD", db.password() == null ? "" : db.password());
       Process p = pb.start();
