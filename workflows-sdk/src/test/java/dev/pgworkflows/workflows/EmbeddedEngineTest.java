@@ -44,16 +44,20 @@ class EmbeddedEngineTest {
     }
   }
 
+  /** A workflow whose runs sleep for a day: only a deadline ends them sooner. */
+  static Workflow<String, String> stuck() {
+    return Workflow.define("stuck", String.class, String.class)
+        .run(
+            (ctx, in) -> {
+              ctx.step().sleep("forever", Duration.ofDays(1));
+              return in;
+            });
+  }
+
   @Test
   void theBackgroundJobsRunWithNoServerDeadlinesEndRuns() {
     TestDatabase db = TestDatabase.fresh();
-    Workflow<String, String> stuck =
-        Workflow.define("stuck", String.class, String.class)
-            .run(
-                (ctx, in) -> {
-                  ctx.step().sleep("forever", Duration.ofDays(1));
-                  return in;
-                });
+    Workflow<String, String> stuck = stuck();
     try (HikariDataSource ds = WithoutAServerTest.pool(db);
         PgWorkflows pgw = PgWorkflows.start(ds)) {
       pgw.serve(stuck);

@@ -87,13 +87,7 @@ class LeastPrivilegeRolesTest {
 
   @Test
   void aWorkerLoginServesAndRunsTheJobsWhileAClientLoginStartsSignalsAndReads() throws Exception {
-    Workflow<String, String> stuck =
-        Workflow.define("stuck", String.class, String.class)
-            .run(
-                (ctx, in) -> {
-                  ctx.step().sleep("forever", Duration.ofDays(1));
-                  return in;
-                });
+    Workflow<String, String> stuck = EmbeddedEngineTest.stuck();
     try (HikariDataSource workerDs = as(WORKER);
         HikariDataSource clientDs = as(CLIENT);
         PgWorkflows worker = PgWorkflows.builder(workerDs).migrate(false).start();

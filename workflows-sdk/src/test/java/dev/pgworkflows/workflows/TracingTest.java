@@ -93,31 +93,9 @@ class TracingTest {
       } finally {
         worker.close();
       }
-      Awaitility.await()
-          .atMost(10, TimeUnit.SECONDS)
-          .until(
-              () ->
-                  exporter.getFinishedSpanItems().stream()
-                      .anyMatch(s -> s.getName().equals("workflow.run")));
+      SpanData runSpan = completedRunSpan(exporter, "traced");
       List<SpanData> spans = exporter.getFinishedSpanItems();
-      SpanData runSpan =
-          spans.stream().filter(s -> s.getName().equals("workflow.run")).findFirst().orElseThrow();
-      assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("workflow.name")))
-          .isEqualTo("traced");
-      assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("status")))
-          .isEqualTo("completed");
-      assertThat(runSpan.getAttributes().get(AttributeKey.longKey("workflow.version")))
-          .isEqualTo(1L);
-      List<SpanData> steps =
-          spans.stream().filter(s -> s.getName().equals("workflow.step")).toList();
-      assertThat(steps)
-          .extracting(s -> s.getAttributes().get(AttributeKey.stringKey("step.name")))
-          .contains("first", "pause", "approve");
-      for (SpanData step : steps) {
-        assertThat(step.getTraceId()).isEqualTo(runSpan.getTraceId());
-        assertThat(step.getParentSpanId()).isEqualTo(runSpan.getSpanId());
-        assertThat(step.getAttributes().get(AttributeKey.longKey("step.attempt"))).isNotNull();
-      }
+      List<SpanData> steps = stepsOf(spans, runSpan, "first", "pause", "approve");
       SpanData first =
           steps.stream()
               .filter(
@@ -175,28 +153,44 @@ class TracingTest {
       assertThat(pgw.client().awaitResult("traced-jdbc", run, String.class, Duration.ofSeconds(20)))
           .isEqualTo("ab");
     }
+    SpanData runSpan = completedRunSpan(exporter, "traced-jdbc");
+    stepsOf(exporter.getFinishedSpanItems(), runSpan, "first", "pause", "second");
+    assertThat(runSpan.getParentSpanId()).isEqualTo(request.getSpanContext().getSpanId());
+  }
+
+  /** The workflow.run span of the one run of {@code workflow}, once exported: it completed. */
+  private static SpanData completedRunSpan(InMemorySpanExporter exporter, String workflow) {
     Awaitility.await()
         .atMost(10, TimeUnit.SECONDS)
         .until(
             () ->
                 exporter.getFinishedSpanItems().stream()
                     .anyMatch(s -> s.getName().equals("workflow.run")));
-    List<SpanData> spans = exporter.getFinishedSpanItems();
     SpanData runSpan =
-        spans.stream().filter(s -> s.getName().equals("workflow.run")).findFirst().orElseThrow();
+        exporter.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("workflow.run"))
+            .findFirst()
+            .orElseThrow();
     assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("workflow.name")))
-        .isEqualTo("traced-jdbc");
+        .isEqualTo(workflow);
     assertThat(runSpan.getAttributes().get(AttributeKey.stringKey("status")))
         .isEqualTo("completed");
+    assertThat(runSpan.getAttributes().get(AttributeKey.longKey("workflow.version"))).isEqualTo(1L);
+    return runSpan;
+  }
+
+  /** The workflow.step spans, with these steps among them, each a child of {@code runSpan}. */
+  private static List<SpanData> stepsOf(List<SpanData> spans, SpanData runSpan, String... names) {
     List<SpanData> steps = spans.stream().filter(s -> s.getName().equals("workflow.step")).toList();
     assertThat(steps)
         .extracting(s -> s.getAttributes().get(AttributeKey.stringKey("step.name")))
-        .contains("first", "pause", "second");
+        .contains(names);
     for (SpanData step : steps) {
       assertThat(step.getTraceId()).isEqualTo(runSpan.getTraceId());
       assertThat(step.getParentSpanId()).isEqualTo(runSpan.getSpanId());
+      assertThat(step.getAttributes().get(AttributeKey.longKey("step.attempt"))).isNotNull();
     }
-    assertThat(runSpan.getParentSpanId()).isEqualTo(request.getSpanContext().getSpanId());
+    return steps;
   }
 
   /**
