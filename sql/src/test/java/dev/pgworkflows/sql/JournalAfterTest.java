@@ -30,17 +30,7 @@ class JournalAfterTest {
       steps.append(i).append("}");
     }
     steps.append("]");
-    exec(
-        c,
-        "SELECT queue.workflow_journal_steps("
-            + h.run()
-            + ", "
-            + h.msg()
-            + ", "
-            + h.receipt()
-            + ", '"
-            + steps
-            + "'::jsonb)");
+    assertThat(WorkflowSql.journalSteps(c, h, steps.toString())).startsWith("ok:");
   }
 
   private static String after(Connection c, long run, String seq, String completedAt)

@@ -221,20 +221,6 @@ class RunStateTest {
     return b.append('}').toString();
   }
 
-  private static String journalSteps(Connection c, Held h, String steps) throws SQLException {
-    return query(
-        c,
-        "SELECT outcome || ':' || journaled FROM queue.workflow_journal_steps("
-            + h.run()
-            + ", "
-            + h.msg()
-            + ", "
-            + h.receipt()
-            + ", '"
-            + steps
-            + "'::jsonb)");
-  }
-
   @Test
   void parallelStepsCountTheKeyLimitWithTheEarlierStepsOfTheSameCall() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
@@ -248,7 +234,7 @@ class RunStateTest {
               + "}, {\"name\": \"p3\", \"kind\": \"run\", \"output\": 1, \"state\": "
               + keys("c", 0, 30)
               + "}]";
-      assertThatThrownBy(() -> journalSteps(c, h, steps))
+      assertThatThrownBy(() -> WorkflowSql.journalSteps(c, h, steps))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("steps[2].state would set 120 keys")
           .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("22023"));
@@ -261,11 +247,11 @@ class RunStateTest {
               + " \"state\": "
               + keys("b", 0, 40)
               + "}, {\"name\": \"p3\", \"kind\": \"run\", \"output\": 1}]";
-      assertThat(journalSteps(c, h, room)).isEqualTo("ok:3");
+      assertThat(WorkflowSql.journalSteps(c, h, room)).isEqualTo("ok:3");
       assertThat(rows(c, "SELECT key FROM queue.workflow_state(" + h.run() + ")")).hasSize(98);
       // A stale call answers stale before any check of its changes.
       Held stale = new Held(h.run(), h.msg() + 1000, h.receipt());
-      assertThat(journalSteps(c, stale, steps)).isEqualTo("stale:0");
+      assertThat(WorkflowSql.journalSteps(c, stale, steps)).isEqualTo("stale:0");
     }
   }
 

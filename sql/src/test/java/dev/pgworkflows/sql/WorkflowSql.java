@@ -72,6 +72,24 @@ final class WorkflowSql {
     return complete(c, h, step, "'{\"inline\": true}'", "NULL", "60");
   }
 
+  /**
+   * "outcome:journaled" of workflow_journal_steps journaling {@code steps} (a JSON array) under the
+   * lease {@code h}.
+   */
+  static String journalSteps(Connection c, Held h, String steps) throws SQLException {
+    return query(
+        c,
+        "SELECT outcome || ':' || journaled FROM queue.workflow_journal_steps("
+            + h.run()
+            + ", "
+            + h.msg()
+            + ", "
+            + h.receipt()
+            + ", '"
+            + steps
+            + "'::jsonb)");
+  }
+
   static void exec(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
