@@ -128,14 +128,27 @@ final class Ours implements Contender {
     return QueueServer.start(ServerConfig.from(serverEnvironment(pg, db, poolSize)));
   }
 
-  /** The benchmark's server configuration: on {@code db}, any free port, {@code poolSize}. */
+  /** Prefix of the JVM properties that add to or override the server's configuration. */
+  static final String SERVER_PROPERTY = "bench.server.";
+
+  /**
+   * The benchmark's server configuration: on {@code db}, any free port, {@code poolSize}; a JVM
+   * property {@code -Dbench.server.NAME=value} sets the server's variable {@code NAME} (for
+   * measuring one setting at a time, such as {@code WORKFLOWS_DB_SOCKET_TIMEOUT_MS}).
+   */
   static Map<String, String> serverEnvironment(Pg pg, String db, int poolSize) {
-    return Map.of(
-        "WORKFLOWS_PORT", "0",
-        "WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize),
-        "DATABASE_URL", pg.jdbcUrl(db),
-        "WORKFLOWS_DATABASE_USER", "postgres",
-        "WORKFLOWS_DATABASE_PASSWORD", "postgres");
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("WORKFLOWS_PORT", "0");
+    env.put("WORKFLOWS_DB_POOL_SIZE", Integer.toString(poolSize));
+    env.put("DATABASE_URL", pg.jdbcUrl(db));
+    env.put("WORKFLOWS_DATABASE_USER", "postgres");
+    env.put("WORKFLOWS_DATABASE_PASSWORD", "postgres");
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(SERVER_PROPERTY)) {
+        env.put(name.substring(SERVER_PROPERTY.length()), System.getProperty(name));
+      }
+    }
+    return Map.copyOf(env);
   }
 
   private Ours(Pg pg, String db, QueueServer server, String externalUrl) throws Exception {

@@ -269,7 +269,8 @@ public final class QueueServer implements AutoCloseable {
     TaskStore tasks = core.tasks();
     Timers timers = core.timers();
     StateWaits stateWaits = core.stateWaits();
-    streams = new TaskStreams(tasks, longPoll, timers, clock);
+    streams =
+        new TaskStreams(tasks, longPoll, timers, clock, core.scheduler(), config.maxTaskStreams());
     WorkerCalls calls = core.calls();
     StartRoutes startRoutes = new StartRoutes(core.runCalls(), tracing);
     RunRoutes runRoutes = new RunRoutes(runs, core.runCalls(), tracing);

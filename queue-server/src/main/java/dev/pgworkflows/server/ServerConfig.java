@@ -29,6 +29,9 @@ import java.util.Optional;
  * @param dbStatementTimeoutMs PostgreSQL's {@code statement_timeout} on the pool's connections
  *     ({@code WORKFLOWS_DB_STATEMENT_TIMEOUT_MS}, default 30 s; 0 sets none, and then needs a
  *     socket timeout of 0 too)
+ * @param maxTaskStreams task streams the server holds open at most ({@code
+ *     WORKFLOWS_MAX_TASK_STREAMS}, default 5,000); one more is refused with 503. An open stream
+ *     holds a connection and no thread
  * @param dbSocketTimeoutMs how long a pooled connection waits for the database's answer before it
  *     is abandoned ({@code WORKFLOWS_DB_SOCKET_TIMEOUT_MS}, default 45 s; 0 waits forever): what
  *     bounds a request when the database's host or the network to it stops answering
@@ -56,13 +59,15 @@ public record ServerConfig(
     List<String> webhookAllow,
     long workerExpiryMs,
     long dbStatementTimeoutMs,
-    long dbSocketTimeoutMs) {
+    long dbSocketTimeoutMs,
+    int maxTaskStreams) {
 
   public ServerConfig {
     range("WORKFLOWS_PORT", port, 0, 65535);
     range("WORKFLOWS_EMBEDDED_PG_PORT", embeddedPostgresPort, 0, 65535);
     range("WORKFLOWS_MAX_BODY_BYTES", maxBodyBytes, 1024, 64L * 1024 * 1024);
     range("WORKFLOWS_DB_POOL_SIZE", poolSize, 2, 500);
+    range("WORKFLOWS_MAX_TASK_STREAMS", maxTaskStreams, 1, 100_000);
     range("WORKFLOWS_MAX_RETENTION_DAYS", maxRetentionDays, 1, 36500);
     range("WORKFLOWS_SWEEPER_INTERVAL_MS", sweeperIntervalMs, 10, 86_400_000);
     range("WORKFLOWS_SCHEDULE_INTERVAL_MS", scheduleIntervalMs, 10, 60_000);
@@ -153,7 +158,8 @@ public record ServerConfig(
         tokens(env.get("WORKFLOWS_WEBHOOK_ALLOW")),
         longValue(env, "WORKFLOWS_WORKER_EXPIRY_MS", 30_000),
         longValue(env, "WORKFLOWS_DB_STATEMENT_TIMEOUT_MS", 30_000),
-        longValue(env, "WORKFLOWS_DB_SOCKET_TIMEOUT_MS", 45_000));
+        longValue(env, "WORKFLOWS_DB_SOCKET_TIMEOUT_MS", 45_000),
+        integer(env, "WORKFLOWS_MAX_TASK_STREAMS", 5_000));
   }
 
   /** A copy with another database URL and credentials. */
@@ -181,7 +187,8 @@ public record ServerConfig(
         webhookAllow,
         workerExpiryMs,
         dbStatementTimeoutMs,
-        dbSocketTimeoutMs);
+        dbSocketTimeoutMs,
+        maxTaskStreams);
   }
 
   private static List<String> tokens(String raw) {

@@ -38,7 +38,8 @@ class TaskStreamTest {
   // A slow fallback tick, so nothing here is found by it.
   @RegisterExtension
   static final ServerOnFreshDatabase server =
-      ServerOnFreshDatabase.with("WORKFLOWS_FALLBACK_POLL_MS", "600000");
+      ServerOnFreshDatabase.with("WORKFLOWS_FALLBACK_POLL_MS", "600000")
+          .and("WORKFLOWS_MAX_TASK_STREAMS", "100");
 
   private static final Api api = server.api();
 

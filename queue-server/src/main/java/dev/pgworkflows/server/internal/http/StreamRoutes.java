@@ -13,6 +13,8 @@ import dev.pgworkflows.protocol.StreamRequest;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.CompletableFuture;
 
 /** Task streams: open one, report a worker's slots to it, end it. */
 public final class StreamRoutes {
@@ -51,24 +53,25 @@ public final class StreamRoutes {
     if (s == null) {
       throw new ApiException(
           503,
-          "this server has "
-              + TaskStreams.MAX_OPEN
-              + " task streams open; poll, or try again later");
+          "this server has " + streams.maxOpen() + " task streams open; poll, or try again later");
     }
     WorkerSightings.Sighting seen = sightings.begin(name, who, req.versions(), slots, "stream");
+    CompletableFuture<Void> done;
     try {
       ctx.status(200);
       ctx.res().setContentType("application/x-ndjson");
       // Every line as it is written: nginx passes a response on unbuffered with this header.
       ctx.header("X-Accel-Buffering", "no");
       ctx.header("Cache-Control", "no-store");
-      s.pump(ctx.res().getOutputStream());
-    } catch (IOException e) {
+      done = streams.start(s, ctx.res().getOutputStream());
+    } catch (IOException | RuntimeException e) {
       s.end();
-    } finally {
       streams.closed(s);
       seen.done();
+      throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
     }
+    // The request's thread goes back to the pool: the stream is written by shared writers.
+    ctx.future(() -> done.whenComplete((v, e) -> seen.done()));
   }
 
   /** A slot report on its own: the worker's first for a stream lets the stream begin. */

@@ -8,6 +8,7 @@ import io.javalin.config.RoutesConfig;
 import java.util.List;
 import java.util.function.Consumer;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The HTTP server: Jetty and Javalin tuned for many long polls and small answers, problem+json for
@@ -35,6 +36,12 @@ public final class WebServer {
    * stop would wait it out), and so does a request whose body stalls this long.
    */
   private static final long SHUTDOWN_IDLE_MS = 250;
+
+  /**
+   * The request threads at most. Long polls and task streams hold none while they wait (their
+   * answers and lines are written from other threads), so this bounds short requests in flight.
+   */
+  static final int MAX_THREADS = 200;
 
   private WebServer() {}
 
@@ -67,6 +74,9 @@ public final class WebServer {
               // size from which Javalin compresses (1,500 bytes), so what is compressed does not
               // change.
               cfg.http.responseBufferSize = RESPONSE_COPY_BUFFER;
+              QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8, 60_000);
+              threads.setName("JettyServerThreadPool");
+              cfg.jetty.threadPool = threads;
               cfg.jetty.host = host;
               cfg.jetty.port = port;
               cfg.jetty.modifyServer(

@@ -13,8 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +66,9 @@ public final class TaskStream {
    */
   static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** How often a stream looks whether it has been quiet that long. */
+  static final long QUIET_TICK_NANOS = KEEP_ALIVE_NANOS / 4;
+
   /** Put in the outbox to end the stream before its time. */
   private static final List<Task> END = new ArrayList<>();
 
@@ -78,7 +86,14 @@ public final class TaskStream {
   private final LongPoll longPoll;
   private final Timers timers;
   private final InstantSource clock;
-  private final LinkedBlockingQueue<List<Task>> outbox = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<List<Task>> outbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean draining = new AtomicBoolean();
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  // Set by start, before any writer runs.
+  private volatile OutputStream out;
+  private volatile Executor writers;
+  private volatile List<ScheduledFuture<?>> ticks = List.of();
+  private volatile long lastWriteNanos;
 
   // Guarded by this.
   private long sent;
@@ -90,6 +105,7 @@ public final class TaskStream {
   private boolean closed;
   // The next turn waits for room for a lot (or for LOT_WAIT_MS).
   private boolean deferred;
+  private boolean finished;
 
   /** A stream for a worker of {@code slots} slots in all, which sizes its lot. */
   TaskStream(
@@ -237,51 +253,116 @@ public final class TaskStream {
     }
     if (back) {
       handBack(tasks);
+    } else {
+      kick();
     }
   }
 
   /**
-   * Writes the stream: its id, then each delivery as it comes, until its time is up, it is ended,
-   * or the worker goes away. Runs on the request's thread.
+   * Starts writing the stream to {@code out}: its id at once, on the caller's thread, then each
+   * delivery as it comes and a blank line each second it has nothing to carry, on {@code writers}
+   * (shared by all streams, so an open stream holds no thread), until its time is up, it is ended,
+   * or the worker goes away. The future completes when the stream has ended and handed back what it
+   * could not write.
    */
-  public void pump(OutputStream out) {
+  public CompletableFuture<Void> start(
+      OutputStream out, Executor writers, ScheduledExecutorService timer) {
+    this.out = out;
+    this.writers = writers;
     try {
       write(out, new StreamOpened(id));
+      lastWriteNanos = System.nanoTime();
+    } catch (IOException e) {
+      log.debug("task stream {} of {} broke: {}", id, name, e.toString());
+      finish();
+      return done;
+    }
+    ticks =
+        List.of(
+            timer.schedule(this::end, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS),
+            timer.scheduleWithFixedDelay(
+                this::tick, QUIET_TICK_NANOS, QUIET_TICK_NANOS, TimeUnit.NANOSECONDS));
+    kick();
+    return done;
+  }
+
+  /** A writer's turn when the stream has been quiet for {@link #KEEP_ALIVE_NANOS}. */
+  private void tick() {
+    if (System.nanoTime() - lastWriteNanos >= KEEP_ALIVE_NANOS) {
+      kick();
+    }
+  }
+
+  /** Has a writer drain the outbox, unless one is at it (or the stream has finished). */
+  private void kick() {
+    if (writers != null && draining.compareAndSet(false, true)) {
+      try {
+        writers.execute(this::drain);
+      } catch (RejectedExecutionException e) {
+        draining.set(false);
+        finish();
+      }
+    }
+  }
+
+  /** Writes what the outbox holds, and a blank line when the stream was quiet for a while. */
+  private void drain() {
+    try {
       while (true) {
-        long remaining = deadlineNanos - System.nanoTime();
-        if (remaining <= 0) {
-          return;
-        }
-        List<Task> tasks = outbox.poll(Math.min(remaining, KEEP_ALIVE_NANOS), TimeUnit.NANOSECONDS);
-        if (tasks == END) {
-          return;
-        }
+        List<Task> tasks = outbox.poll();
         if (tasks == null) {
-          // Quiet for a while: a blank line shows the worker the stream is alive, and finds a
-          // worker that went away while its stream was quiet.
-          out.write('\n');
-          out.flush();
+          if (System.nanoTime() - lastWriteNanos >= KEEP_ALIVE_NANOS) {
+            // Quiet for a while: a blank line shows the worker the stream is alive, and finds a
+            // worker that went away while its stream was quiet.
+            out.write('\n');
+            out.flush();
+            lastWriteNanos = System.nanoTime();
+          }
+          draining.set(false);
+          // A delivery that came after the poll above and found this writer still at it.
+          if (outbox.isEmpty() || !draining.compareAndSet(false, true)) {
+            return;
+          }
           continue;
+        }
+        if (tasks == END) {
+          finish(); // draining stays set: no writer runs again
+          return;
         }
         try {
           write(out, new Tasks(tasks));
+          lastWriteNanos = System.nanoTime();
         } catch (IOException e) {
           handBack(tasks);
           throw e;
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       log.debug("task stream {} of {} broke: {}", id, name, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      close();
-      List<Task> left = new ArrayList<>();
-      for (List<Task> tasks; (tasks = outbox.poll()) != null; ) {
+      finish();
+    }
+  }
+
+  /** Ends the stream for good: takes no more tasks, hands back what it holds, and completes. */
+  private void finish() {
+    close();
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    for (ScheduledFuture<?> t : ticks) {
+      t.cancel(false);
+    }
+    List<Task> left = new ArrayList<>();
+    for (List<Task> tasks; (tasks = outbox.poll()) != null; ) {
+      if (tasks != END) {
         left.addAll(tasks);
       }
-      handBack(left);
     }
+    handBack(left);
+    done.complete(null);
   }
 
   private static void write(OutputStream out, Object line) throws IOException {
@@ -294,6 +375,7 @@ public final class TaskStream {
   public void end() {
     close();
     outbox.add(END);
+    kick();
   }
 
   /** Stops taking tasks; a turn that waits stops waiting. */

@@ -1,36 +1,83 @@
 package dev.pgworkflows.engine.internal.runtime;
 
 import dev.pgworkflows.engine.internal.store.TaskStore;
+import java.io.OutputStream;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The task streams open on this server, and the slot reports workers send with their writes. */
 public final class TaskStreams {
-  /** Each open stream holds a request thread while it writes; this many at most. */
-  public static final int MAX_OPEN = 100;
+  /**
+   * Open streams at most unless configured. A stream holds no thread (its writes go through {@link
+   * #WRITERS} shared threads), so this bounds memory: a connection and a few small objects each.
+   */
+  public static final int MAX_OPEN = 5_000;
+
+  /** The threads that write every stream's lines. */
+  static final int WRITERS = 4;
 
   private final ConcurrentHashMap<String, TaskStream> open = new ConcurrentHashMap<>();
   private final TaskStore store;
   private final LongPoll longPoll;
   private final Timers timers;
   private final InstantSource clock;
+  private final ScheduledExecutorService timer;
+  private final ThreadPoolExecutor writers;
+  private final int maxOpen;
 
   /** Set as the server stops: a stream opened from then on ends at once. */
   private volatile boolean ending;
 
-  public TaskStreams(TaskStore store, LongPoll longPoll, Timers timers, InstantSource clock) {
+  /** At most {@code maxOpen} streams, whose deadlines and keep-alives run on {@code timer}. */
+  public TaskStreams(
+      TaskStore store,
+      LongPoll longPoll,
+      Timers timers,
+      InstantSource clock,
+      ScheduledExecutorService timer,
+      int maxOpen) {
+    this.maxOpen = maxOpen;
     this.store = store;
     this.longPoll = longPoll;
     this.timers = timers;
     this.clock = clock;
+    this.timer = timer;
+    AtomicInteger n = new AtomicInteger();
+    this.writers =
+        new ThreadPoolExecutor(
+            WRITERS,
+            WRITERS,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "task-stream-writer-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    writers.allowCoreThreadTimeOut(true);
   }
 
-  /** Opens a stream; null when this server already has {@value #MAX_OPEN} open. */
+  /**
+   * Starts writing {@code s} to {@code out} (see {@link TaskStream#start}); the future completes
+   * when it has ended, and the stream is forgotten then.
+   */
+  public CompletableFuture<Void> start(TaskStream s, OutputStream out) {
+    return s.start(out, writers, timer).whenComplete((v, e) -> closed(s));
+  }
+
+  /** Opens a stream; null when this server already has its most open. */
   public TaskStream open(
       String name, List<Integer> versions, int slots, int leaseSeconds, int seconds) {
-    if (open.size() >= MAX_OPEN) {
+    if (open.size() >= maxOpen) {
       return null;
     }
     TaskStream s =
@@ -50,6 +97,11 @@ public final class TaskStreams {
       s.end(); // it writes its id and ends, as a stream ends
     }
     return s;
+  }
+
+  /** The most streams open at once. */
+  public int maxOpen() {
+    return maxOpen;
   }
 
   /** Forgets a stream that has ended. */
