@@ -1,5 +1,8 @@
 package dev.pgworkflows.bench;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Flow;
+import java.util.concurrent.CompletableFuture;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -33,8 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * PostgreSQL connections at each stage, and the heap this JVM (the workers) keeps after a full GC
  * following each burn-down: a worker holds nothing per finished run, so that must not grow.
  *
+ * <p>With {@code --streams N} it first holds N idle task streams open against the server (each
+ * begun by a slot report, as a worker begins one) and reports the server's memory and threads with
+ * them open.
+ *
  * <p>{@code java -cp bench/target/bench.jar dev.pgworkflows.bench.Footprint [--polls 1000] [--runs
- * 10000] [--rounds 3] [--out footprint.json]}
+ * 10000] [--rounds 3] [--streams 0] [--out footprint.json]}
  */
 public final class Footprint {
   private Footprint() {}
@@ -64,6 +71,7 @@ public final class Footprint {
     int polls = intArg(a, "--polls", 1000);
     int runs = intArg(a, "--runs", 10_000);
     int rounds = intArg(a, "--rounds", 3);
+    int streams = intArg(a, "--streams", 0);
     int outAt = a.indexOf("--out");
     Path out = Path.of(outAt >= 0 ? a.get(outAt + 1) : "footprint.json");
     String jvmFlags = System.getProperty("footprint.jvm", "").trim();
@@ -90,6 +98,13 @@ public final class Footprint {
         long pid = server.pid();
         Thread.sleep(2000);
         stage(r, "started, idle", pid, pg, db);
+        if (streams > 0) {
+          IdleStreams.open(url, streams);
+          Thread.sleep(2000);
+          stage(r, streams + " idle task streams", pid, pg, db);
+          r.put("server RSS high-water mark MiB with the streams (VmHWM)", Proc.of(pid).hwmMib());
+          Thread.sleep(31_000); // the streams end by themselves (30 s at most)
+        }
 
         try (Ours ours = Ours.at(pg, db, url);
             IdlePolls idle = new IdlePolls(url, polls)) {
@@ -209,6 +224,63 @@ public final class Footprint {
     return Math.round(
             ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1048576.0 * 10)
         / 10.0;
+  }
+
+  /** Task streams held open and idle, as workers of a workflow nobody starts hold them. */
+  private static final class IdleStreams {
+    private IdleStreams() {}
+
+    static void open(String url, int n) throws Exception {
+      ExecutorService readers = Executors.newFixedThreadPool(4);
+      HttpClient http =
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(readers).build();
+      List<CompletableFuture<String>> ids = new ArrayList<>();
+      String body = "{\"versions\":[1],\"slots\":8,\"seconds\":30}";
+      for (int i = 0; i < n; i++) {
+        CompletableFuture<String> id = new CompletableFuture<>();
+        ids.add(id);
+        http.sendAsync(
+            HttpRequest.newBuilder(URI.create(url + "/v1/workflows/footprint-idle/tasks/stream"))
+                .header("Authorization", "Bearer local")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.fromLineSubscriber(
+                new Flow.Subscriber<String>() {
+                  @Override
+                  public void onSubscribe(Flow.Subscription s) {
+                    s.request(Long.MAX_VALUE);
+                  }
+
+                  @Override
+                  public void onNext(String line) {
+                    if (!id.isDone() && !line.isEmpty()) {
+                      id.complete(line.replaceAll(".*\"stream\"\\s*:\\s*\"([^\"]+)\".*", "$1"));
+                    }
+                  }
+
+                  @Override
+                  public void onError(Throwable e) {
+                    id.completeExceptionally(e);
+                  }
+
+                  @Override
+                  public void onComplete() {}
+                }));
+      }
+      for (CompletableFuture<String> id : ids) {
+        String stream = id.get(60, TimeUnit.SECONDS);
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        url + "/v1/workflows/footprint-idle/tasks/stream/" + stream + "/slots"))
+                .header("Authorization", "Bearer local")
+                .header("Task-Stream-Slots", stream + " 1 0 8")
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.discarding());
+      }
+    }
   }
 
   /** Samples a process's RSS and threads every 100 ms and keeps the largest. */

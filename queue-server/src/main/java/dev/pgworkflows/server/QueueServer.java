@@ -37,6 +37,7 @@ import dev.pgworkflows.server.internal.http.FlowRoutes;
 import dev.pgworkflows.server.internal.http.GroupRoutes;
 import dev.pgworkflows.server.internal.http.HealthRoutes;
 import dev.pgworkflows.server.internal.http.JournalRoutes;
+import dev.pgworkflows.server.internal.http.JournalTailRoutes;
 import dev.pgworkflows.server.internal.http.LeaseRoutes;
 import dev.pgworkflows.server.internal.http.MessageRoutes;
 import dev.pgworkflows.server.internal.http.OperatorAudit;
@@ -282,6 +283,7 @@ public final class QueueServer implements AutoCloseable {
             new StreamRoutes(streams, core.versions(), core.sightings())::register,
             new CompletionRoutes(core.completions(), calls, streams, clock)::register,
             new LeaseRoutes(calls, streams)::register,
+            new JournalTailRoutes(calls)::register,
             new JournalRoutes(calls)::register,
             new ChainRoutes(core.chainStore(), runs, calls, core.runCalls(), streams, tracing)
                 ::register,

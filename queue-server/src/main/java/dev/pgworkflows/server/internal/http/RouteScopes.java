@@ -78,6 +78,7 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/lease", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/children", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/steps", WORKER),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/journal-tail", WORKER),
           // A worker registers the schedules of its workflow's definition (source code).
           Map.entry("POST /v1/workflows/{name}/schedules", WORKER),
           // A worker sets the concurrency limit of its workflow's definition.

@@ -47,9 +47,10 @@ public final class StreamRoutes {
     int seconds =
         Params.range("seconds", req.seconds(), 30, 1, (int) LongPoll.MAX_WAIT.toSeconds());
     int lease = WorkerChecks.leaseSeconds("leaseSeconds", req.leaseSeconds());
+    Integer journalMax = WorkerChecks.journalMax("journalMax", req.journalMax());
     WorkerIdentity who = WorkerHeaders.of(ctx);
     versions.register(name, req.versions());
-    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds);
+    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds, journalMax);
     if (s == null) {
       throw new ApiException(
           503,

@@ -115,7 +115,16 @@ public final class WorkerChecks {
     return new PollTerms(
         take.versions(),
         range("take.max", take.max(), 1, 1, 100),
-        leaseSeconds("take.leaseSeconds", take.leaseSeconds()));
+        leaseSeconds("take.leaseSeconds", take.leaseSeconds()),
+        journalMax("take.journalMax", take.journalMax()));
+  }
+
+  /**
+   * A task's journal rows above which it is withheld for the worker to ask for what it lacks; null
+   * (the default) withholds none.
+   */
+  public static Integer journalMax(String field, Integer value) {
+    return value == null ? null : range(field, value, 0, 0, 100_000);
   }
 
   public static long receipt(String raw) {

@@ -80,6 +80,7 @@ public final class TaskStream {
   private final String queue;
   private final List<Integer> versions;
   private final int leaseSeconds;
+  private final Integer journalMax;
   private final long deadlineNanos;
   private final int lot;
   private final TaskStore store;
@@ -115,6 +116,7 @@ public final class TaskStream {
       int slots,
       int leaseSeconds,
       int seconds,
+      Integer journalMax,
       TaskStore store,
       LongPoll longPoll,
       Timers timers,
@@ -124,6 +126,7 @@ public final class TaskStream {
     this.queue = Names.workflowQueue(name);
     this.versions = List.copyOf(versions);
     this.leaseSeconds = leaseSeconds;
+    this.journalMax = journalMax;
     this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     this.lot = Math.max(1, Math.min(LOT, slots / 4));
     this.store = store;
@@ -206,10 +209,10 @@ public final class TaskStream {
           longPoll.turn(
               queue,
               PollTerms.waitKey(versions),
-              new Claim(this, new PollTerms(versions, max, leaseSeconds)),
+              new Claim(this, new PollTerms(versions, max, leaseSeconds, journalMax)),
               TimeUnit.NANOSECONDS.toMillis(remaining),
               max,
-              () -> open() ? store.poll(name, versions, max, leaseSeconds, null) : List.of(),
+              () -> open() ? store.poll(name, versions, max, leaseSeconds, journalMax) : List.of(),
               quietMark,
               this::open);
       if (!turn.isDone()) {

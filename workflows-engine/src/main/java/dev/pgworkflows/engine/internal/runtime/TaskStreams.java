@@ -76,7 +76,12 @@ public final class TaskStreams {
 
   /** Opens a stream; null when this server already has its most open. */
   public TaskStream open(
-      String name, List<Integer> versions, int slots, int leaseSeconds, int seconds) {
+      String name,
+      List<Integer> versions,
+      int slots,
+      int leaseSeconds,
+      int seconds,
+      Integer journalMax) {
     if (open.size() >= maxOpen) {
       return null;
     }
@@ -88,6 +93,7 @@ public final class TaskStreams {
             slots,
             leaseSeconds,
             seconds,
+            journalMax,
             store,
             longPoll,
             timers,

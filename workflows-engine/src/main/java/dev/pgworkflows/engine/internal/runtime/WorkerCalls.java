@@ -20,6 +20,7 @@ import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Names;
@@ -35,7 +36,6 @@ import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.protocol.Task;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -85,22 +85,13 @@ public final class WorkerCalls {
    * completes with the tasks leased, none when the wait ran out.
    */
   public CompletableFuture<List<Task>> poll(String name, PollRequest req, WorkerIdentity who) {
-    return poll(name, req, who, null);
-  }
-
-  /**
-   * As {@link #poll(String, PollRequest, WorkerIdentity)}, for a worker that keeps its runs'
-   * journals: a journal of more than {@code journalMax} rows comes null, and {@link #journalAfter}
-   * gives the rows the worker lacks.
-   */
-  public CompletableFuture<List<Task>> poll(
-      String name, PollRequest req, WorkerIdentity who, Integer journalMax) {
     WorkerChecks.versions("versions", req.versions());
     int max = WorkerChecks.range("max", req.max(), 1, 1, 100);
     int wait =
         WorkerChecks.range(
             "waitSeconds", req.waitSeconds(), 0, 0, (int) LongPoll.MAX_WAIT.toSeconds());
     int lease = WorkerChecks.leaseSeconds("leaseSeconds", req.leaseSeconds());
+    Integer journalMax = WorkerChecks.journalMax("journalMax", req.journalMax());
     WorkerSightings.Sighting seen = p.sightings().begin(name, who, req.versions(), null, "poll");
     CompletableFuture<List<Task>> result;
     try {
@@ -121,29 +112,11 @@ public final class WorkerCalls {
    */
   public Completed complete(
       String name, List<Completion> items, ApiException[] refused, Take take, Instant received) {
-    return complete(name, items, refused, take, received, null);
-  }
-
-  /**
-   * As {@link #complete(String, List, ApiException[], Take, Instant)}; the tasks taken withhold a
-   * journal of more than {@code journalMax} rows, as {@link #poll(String, PollRequest,
-   * WorkerIdentity, Integer)} does.
-   */
-  public Completed complete(
-      String name,
-      List<Completion> items,
-      ApiException[] refused,
-      Take take,
-      Instant received,
-      Integer journalMax) {
     if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
       throw ApiException.badRequest(
           "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
     }
     PollTerms terms = WorkerChecks.take(take);
-    if (terms != null) {
-      terms = terms.withJournalMax(journalMax);
-    }
     int n = items.size();
     List<CompletionOutcome> answers = new ArrayList<>(n);
     List<StepCompletion> accepted = new ArrayList<>(n);
@@ -231,7 +204,7 @@ public final class WorkerCalls {
    * completedAt}) lacks; the whole journal when it holds none ({@code seq} null) or that row has
    * gone.
    */
-  public TaskStore.JournalTail journalAfter(long runId, Integer seq, OffsetDateTime completedAt) {
+  public JournalTail journalAfter(long runId, Integer seq, Instant completedAt) {
     return p.tasks().journalAfter(runId, seq, completedAt);
   }
 

@@ -3,13 +3,16 @@ package dev.pgworkflows.engine.internal.store;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.protocol.CompletionOutcome;
 import dev.pgworkflows.protocol.JournalOutcome;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Task;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,14 +60,8 @@ public final class TaskStore {
   /**
    * The rows of a run's journal after the row {@code seq} completed at {@code completedAt}, or the
    * whole journal when that row is gone or {@code seq} is null ({@code workflow_journal_after}).
-   *
-   * @param journal the rows as a JSON array
-   * @param lastSeq the seq of the journal's last row, null for an empty journal
    */
-  public record JournalTail(
-      boolean whole, String journal, Integer lastSeq, OffsetDateTime lastCompletedAt) {}
-
-  public JournalTail journalAfter(long runId, Integer seq, OffsetDateTime completedAt) {
+  public JournalTail journalAfter(long runId, Integer seq, Instant completedAt) {
     return sql.one(
             "SELECT whole, journal::text, last_seq, last_completed_at"
                 + " FROM queue.workflow_journal_after(?::bigint, ?::integer,"
@@ -72,15 +69,16 @@ public final class TaskStore {
             rs -> {
               int last = rs.getInt(3);
               Integer lastSeq = rs.wasNull() ? null : last;
+              OffsetDateTime lastAt = rs.getObject(4, OffsetDateTime.class);
               return new JournalTail(
                   rs.getBoolean(1),
                   rs.getString(2),
                   lastSeq,
-                  rs.getObject(4, OffsetDateTime.class));
+                  lastAt == null ? null : lastAt.toInstant());
             },
             runId,
             seq,
-            completedAt)
+            completedAt == null ? null : completedAt.atOffset(ZoneOffset.UTC))
         .orElseThrow();
   }
 

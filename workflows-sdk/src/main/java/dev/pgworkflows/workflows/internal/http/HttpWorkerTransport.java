@@ -9,6 +9,7 @@ import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.PollRequest;
@@ -24,6 +25,7 @@ import dev.pgworkflows.workflows.internal.link.SlotReports;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 
@@ -69,6 +71,14 @@ public final class HttpWorkerTransport implements WorkerTransport {
             ? List.of()
             : Arrays.asList(Transport.read(results, CompletionOutcome[].class));
     return new CompletionReply(outcomes, tasks);
+  }
+
+  @Override
+  public JournalTail journalTail(
+      String workflow, long runId, Integer afterSeq, Instant afterCompletedAt) {
+    String query =
+        afterSeq == null ? "" : "?afterSeq=" + afterSeq + "&afterCompletedAt=" + afterCompletedAt;
+    return transport.get(run(workflow, runId) + "/journal-tail" + query, JournalTail.class);
   }
 
   @Override

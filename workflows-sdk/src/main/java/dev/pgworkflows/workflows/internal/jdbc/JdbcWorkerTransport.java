@@ -11,6 +11,7 @@ import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Names;
@@ -29,6 +30,7 @@ import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +49,6 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   private final WorkerCalls calls;
   private final String workflow;
   private final WorkerIdentity identity;
-  private final JournalCache journals;
   private volatile boolean stopped;
 
   /**
@@ -64,7 +65,6 @@ public final class JdbcWorkerTransport implements WorkerTransport {
     this.engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.WORKER, openTelemetry);
     this.calls = engine.calls();
     this.identity = identity;
-    this.journals = new JournalCache(calls);
   }
 
   @Override
@@ -76,14 +76,14 @@ public final class JdbcWorkerTransport implements WorkerTransport {
     List<dev.pgworkflows.protocol.Task> leased;
     try {
       leased =
-          EngineErrors.call(() -> calls.poll(workflow, req, identity, JournalCache.INLINE_MAX))
+          EngineErrors.call(() -> calls.poll(workflow, req, identity))
               .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw EngineErrors.translate(e.getCause());
     } catch (TimeoutException e) {
       return List.of();
     }
-    return journals.fill(Tasks.of(leased));
+    return Tasks.of(leased);
   }
 
   @Override
@@ -96,12 +96,10 @@ public final class JdbcWorkerTransport implements WorkerTransport {
                         batch.completions(),
                         null,
                         batch.take(),
-                        Clock.systemUTC().instant(),
-                        JournalCache.INLINE_MAX))
+                        Clock.systemUTC().instant()))
             .answers();
     return new CompletionReply(
-        answers.results(),
-        answers.tasks() == null ? List.of() : journals.fill(Tasks.of(answers.tasks())));
+        answers.results(), answers.tasks() == null ? List.of() : Tasks.of(answers.tasks()));
   }
 
   @Override
@@ -126,6 +124,12 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   public StartResult startChild(String workflow, long runId, ChildStartRequest req) {
     return EngineErrors.call(
         () -> calls.startChild(workflow, runId, req, RunTraces.fromCurrentSpan()));
+  }
+
+  @Override
+  public JournalTail journalTail(
+      String workflow, long runId, Integer afterSeq, Instant afterCompletedAt) {
+    return EngineErrors.call(() -> calls.journalAfter(runId, afterSeq, afterCompletedAt));
   }
 
   @Override

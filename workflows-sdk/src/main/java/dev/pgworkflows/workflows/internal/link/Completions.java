@@ -268,7 +268,8 @@ public final class Completions implements AutoCloseable {
             ? new Take(
                 takeBack.versions(),
                 asks,
-                (int) Math.min(Integer.MAX_VALUE, takeBack.leaseSeconds()))
+                (int) Math.min(Integer.MAX_VALUE, takeBack.leaseSeconds()),
+                JournalCache.INLINE_MAX)
             : null;
     // The request belongs to no one run's trace (each item carries its own), whichever run's
     // thread sends it.

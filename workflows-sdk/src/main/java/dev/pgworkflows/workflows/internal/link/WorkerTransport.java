@@ -8,6 +8,7 @@ import dev.pgworkflows.protocol.ContinueAsNewOutcome;
 import dev.pgworkflows.protocol.ContinueAsNewRequest;
 import dev.pgworkflows.protocol.JournalOutcome;
 import dev.pgworkflows.protocol.JournalRequest;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.PollRequest;
@@ -23,6 +24,7 @@ import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -52,6 +54,12 @@ public interface WorkerTransport extends AutoCloseable {
   StartResult startChild(String workflow, long runId, ChildStartRequest req);
 
   JournalOutcome journal(String workflow, long runId, JournalRequest req);
+
+  /**
+   * The rows of a run's journal after the row {@code afterSeq} written at {@code afterCompletedAt}
+   * (both null: the whole journal), for a task whose journal was withheld.
+   */
+  JournalTail journalTail(String workflow, long runId, Integer afterSeq, Instant afterCompletedAt);
 
   StreamWritten writeStream(String workflow, long runId, String stream, StreamWrite body);
 

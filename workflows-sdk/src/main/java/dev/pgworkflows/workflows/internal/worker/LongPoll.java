@@ -4,6 +4,7 @@ import dev.pgworkflows.protocol.PollRequest;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
+import dev.pgworkflows.workflows.internal.link.JournalCache;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
@@ -54,7 +55,8 @@ final class LongPoll extends Intake {
               versions,
               taken,
               (int) options.pollWait().toSeconds(),
-              TaskWorker.seconds(options.lease()));
+              TaskWorker.seconds(options.lease()),
+              JournalCache.INLINE_MAX);
       List<Task> tasks;
       inFlight = true;
       try {

@@ -5,6 +5,7 @@ import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import dev.pgworkflows.workflows.WorkflowVersionMismatch;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.link.Completions;
+import dev.pgworkflows.workflows.internal.link.JournalCache;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Lease;
 import dev.pgworkflows.workflows.internal.replay.Replay;
@@ -24,6 +25,7 @@ final class TaskRunner<I, O> {
   private final WorkerTransport transport;
   private final Completions completions;
   private final RunEnvironment env;
+  private final JournalCache journals;
 
   TaskRunner(
       Definition<I, O> workflow,
@@ -34,12 +36,14 @@ final class TaskRunner<I, O> {
     this.transport = transport;
     this.completions = completions;
     this.env = env;
+    this.journals = new JournalCache(transport, workflow.name());
   }
 
   void run(Task task) {
     env.counters().tasks.increment();
     MDC.put("runId", Long.toString(task.runId()));
     try {
+      task = journals.fill(task);
       Replay replay = new Replay(workflow.name(), task, lease(task), env);
       if (task.version() != workflow.version()) {
         WorkflowVersionMismatch e =

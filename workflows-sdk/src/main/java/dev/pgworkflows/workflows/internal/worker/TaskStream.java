@@ -8,6 +8,7 @@ import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.http.StreamHeldException;
 import dev.pgworkflows.workflows.internal.http.Transport;
+import dev.pgworkflows.workflows.internal.link.JournalCache;
 import dev.pgworkflows.workflows.internal.link.SlotReports;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import java.time.Duration;
@@ -73,7 +74,8 @@ final class TaskStream extends Intake {
               versions,
               Math.min(1000, options.concurrency()),
               (int) Math.max(1, options.pollWait().toSeconds()),
-              TaskWorker.seconds(options.lease()));
+              TaskWorker.seconds(options.lease()),
+              JournalCache.INLINE_MAX);
       transport.stream(path, req, SILENCE, this::line);
       backoff.reset();
     } catch (StreamHeldException e) {

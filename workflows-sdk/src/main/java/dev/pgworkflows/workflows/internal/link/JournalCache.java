@@ -1,31 +1,32 @@
-package dev.pgworkflows.workflows.internal.jdbc;
+package dev.pgworkflows.workflows.internal.link;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
-import dev.pgworkflows.engine.internal.store.TaskStore.JournalTail;
+import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.workflows.internal.replay.Task;
-import java.time.OffsetDateTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The journals of the runs a JDBC worker served last, so a run that comes back receives only the
- * rows written since: the engine withholds a journal longer than {@link #INLINE_MAX} rows from a
- * task, and the worker asks for the rows after the last one it holds. A run restarted from an
- * earlier step no longer has that row as it was, and its whole journal comes again.
+ * The journals of the runs a worker served last, so a run that comes back receives only the rows
+ * written since: the worker asks for tasks with {@code journalMax} {@link #INLINE_MAX}, the engine
+ * withholds a longer journal from the task, and the worker asks for the rows after the last one it
+ * holds ({@link WorkerTransport#journalTail}). A run restarted from an earlier step no longer has
+ * that row as it was, and its whole journal comes again.
  */
-final class JournalCache {
+public final class JournalCache {
   /** Journals up to this many rows come with their tasks; longer ones are kept here. */
-  static final int INLINE_MAX = 32;
+  public static final int INLINE_MAX = 32;
 
   /** Runs kept, least recently served dropped first. */
   private static final int RUNS = 256;
 
-  private record Held(List<Task.Entry> rows, int lastSeq, OffsetDateTime lastCompletedAt) {}
+  private record Held(List<Task.Entry> rows, int lastSeq, Instant lastCompletedAt) {}
 
-  private final WorkerCalls calls;
+  private final WorkerTransport link;
+  private final String workflow;
 
   private final Map<Long, Held> held =
       new LinkedHashMap<>(64, 0.75f, true) {
@@ -35,23 +36,14 @@ final class JournalCache {
         }
       };
 
-  JournalCache(WorkerCalls calls) {
-    this.calls = calls;
+  public JournalCache(WorkerTransport link, String workflow) {
+    this.link = link;
+    this.workflow = workflow;
   }
 
-  /** The tasks, each withheld journal filled in from what is kept and the rows it lacks. */
-  List<Task> fill(List<Task> tasks) {
-    List<Task> out = null;
-    for (int i = 0; i < tasks.size(); i++) {
-      Task t = tasks.get(i);
-      if (t.journal() == null) {
-        if (out == null) {
-          out = new ArrayList<>(tasks);
-        }
-        out.set(i, t.withJournal(journal(t.runId())));
-      }
-    }
-    return out == null ? tasks : out;
+  /** The task, its journal filled in from what is kept and the rows it lacks when withheld. */
+  public Task fill(Task task) {
+    return task.journal() != null ? task : task.withJournal(journal(task.runId()));
   }
 
   private List<Task.Entry> journal(long runId) {
@@ -60,10 +52,11 @@ final class JournalCache {
       h = held.get(runId);
     }
     JournalTail tail =
-        EngineErrors.call(
-            () ->
-                calls.journalAfter(
-                    runId, h == null ? null : h.lastSeq(), h == null ? null : h.lastCompletedAt()));
+        link.journalTail(
+            workflow,
+            runId,
+            h == null ? null : h.lastSeq(),
+            h == null ? null : h.lastCompletedAt());
     List<Task.Entry> rows;
     try {
       List<Task.Entry> added = Task.entries(tail.journal());
