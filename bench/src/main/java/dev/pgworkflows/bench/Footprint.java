@@ -231,7 +231,14 @@ public final class Footprint {
     private IdleStreams() {}
 
     static void open(String url, int n) throws Exception {
-      ExecutorService readers = Executors.newFixedThreadPool(4);
+      ExecutorService readers =
+          Executors.newFixedThreadPool(
+              4,
+              r -> {
+                Thread t = new Thread(r, "idle-stream-reader");
+                t.setDaemon(true);
+                return t;
+              });
       HttpClient http =
           HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(readers).build();
       List<CompletableFuture<String>> ids = new ArrayList<>();
