@@ -52,7 +52,7 @@ class RoundTripTest {
             + "\"next\":{\"delayMs\":5000,\"wait\":{\"step\":\"v\",\"event\":\"e\","
             + "\"match\":{\"userId\":42}},\"until\":\"2026-11-22T07:50:21Z\"},"
             + "\"result\":null,\"leaseSeconds\":60,\"stepSeconds\":0.012,\"traceparent\":null}],"
-            + "\"take\":{\"versions\":[1,2],\"max\":4,\"leaseSeconds\":null}}",
+            + "\"take\":{\"versions\":[1,2],\"max\":4,\"leaseSeconds\":null,\"journalMax\":32}}",
         CompletionBatch.class);
     roundTrips(
         "{\"messageId\":17,\"receipt\":\"1\",\"step\":null,\"next\":null,"
@@ -104,6 +104,14 @@ class RoundTripTest {
   }
 
   @Test
+  void aJournalTailKeepsItsRowsAsTheyCame() throws Exception {
+    roundTrips(
+        "{\"whole\":false,\"journal\":[{\"name\":\"a\",\"kind\":\"run\",\"output\":1}],"
+            + "\"lastSeq\":7,\"lastCompletedAt\":\"2026-12-06T17:40:01.123456Z\"}",
+        JournalTail.class);
+  }
+
+  @Test
   void aProblemOmitsItsAbsentFields() throws Exception {
     roundTrips(
         "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
@@ -114,9 +122,11 @@ class RoundTripTest {
   @Test
   void requestsRead() throws Exception {
     roundTrips(
-        "{\"versions\":[1],\"max\":5,\"waitSeconds\":20,\"leaseSeconds\":null}", PollRequest.class);
+        "{\"versions\":[1],\"max\":5,\"waitSeconds\":20,\"leaseSeconds\":null,\"journalMax\":null}",
+        PollRequest.class);
     roundTrips(
-        "{\"versions\":[1],\"slots\":32,\"seconds\":30,\"leaseSeconds\":60}", StreamRequest.class);
+        "{\"versions\":[1],\"slots\":32,\"seconds\":30,\"leaseSeconds\":60,\"journalMax\":32}",
+        StreamRequest.class);
     roundTrips(
         "{\"runs\":[{\"input\":{\"a\":1},\"version\":null,\"idempotencyKey\":\"k\","
             + "\"retentionDays\":null,\"traceparent\":null}]}",
