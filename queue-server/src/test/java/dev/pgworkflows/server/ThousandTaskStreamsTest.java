@@ -92,7 +92,7 @@ class ThousandTaskStreamsTest {
   }
 
   private static void begin(String wf, Lines s) throws Exception {
-    String id = s.id.get(30, TimeUnit.SECONDS);
+    String id = s.id.get(60, TimeUnit.SECONDS);
     assertThat(
             api.send(
                     "POST",
@@ -115,14 +115,19 @@ class ThousandTaskStreamsTest {
     HttpClient client =
         HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(readers).build();
     try {
+      // Opened a hundred at a time, each begun by its first slot report, as workers come up.
       List<Lines> many = new ArrayList<>();
-      for (int i = 0; i < STREAMS - 1; i++) {
-        many.add(open(client, "many-streams"));
+      while (many.size() < STREAMS - 1) {
+        List<Lines> batch = new ArrayList<>();
+        for (int i = 0; i < Math.min(100, STREAMS - 1 - many.size()); i++) {
+          batch.add(open(client, "many-streams"));
+        }
+        for (Lines s : batch) {
+          begin("many-streams", s);
+        }
+        many.addAll(batch);
       }
       Lines other = open(client, "other-stream");
-      for (Lines s : many) {
-        begin("many-streams", s);
-      }
       begin("other-stream", other);
 
       long threads = serverThreads();
