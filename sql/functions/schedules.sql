@@ -36,9 +36,12 @@ AS $$
 BEGIN
     PERFORM queue.schedule_check(p_name, p_workflow, p_cron, p_zone, p_catch_up, p_max_catch_up);
     RETURN QUERY
+        -- One reading of the clock for both times: two defaults could differ by a microsecond.
         INSERT INTO queue.schedule AS s (name, workflow_name, cron, zone, input, catch_up, max_catch_up,
-                                         next_tick, source)
-        VALUES (p_name, p_workflow, p_cron, p_zone, p_input, p_catch_up, p_max_catch_up, p_next_tick, p_source)
+                                         next_tick, source, created_at, updated_at)
+        SELECT p_name, p_workflow, p_cron, p_zone, p_input, p_catch_up, p_max_catch_up, p_next_tick,
+               p_source, t.now, t.now
+          FROM (SELECT clock_timestamp() AS now) t
         ON CONFLICT (name) DO NOTHING
         RETURNING s.*;
     IF NOT FOUND THEN
@@ -87,9 +90,12 @@ DECLARE
     v queue.schedule;
 BEGIN
     PERFORM queue.schedule_check(p_name, p_workflow, p_cron, p_zone, p_catch_up, p_max_catch_up);
+    -- One reading of the clock for both times: two defaults could differ by a microsecond.
     INSERT INTO queue.schedule AS s (name, workflow_name, cron, zone, input, catch_up, max_catch_up,
-                                     next_tick, source)
-    VALUES (p_name, p_workflow, p_cron, p_zone, p_input, p_catch_up, p_max_catch_up, p_next_tick, 'code')
+                                     next_tick, source, created_at, updated_at)
+    SELECT p_name, p_workflow, p_cron, p_zone, p_input, p_catch_up, p_max_catch_up, p_next_tick,
+           'code', t.now, t.now
+      FROM (SELECT clock_timestamp() AS now) t
     ON CONFLICT (name) DO NOTHING
     RETURNING s.* INTO v;
     IF v.name IS NOT NULL THEN
