@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -275,8 +276,17 @@ public final class Footprint {
                   public void onComplete() {}
                 }));
       }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       for (CompletableFuture<String> id : ids) {
-        String stream = id.get(60, TimeUnit.SECONDS);
+        String stream;
+        try {
+          stream = id.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+          long arrived =
+              ids.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally()).count();
+          throw new IllegalStateException(
+              arrived + " of " + n + " task streams sent their id within 120 s", e);
+        }
         http.send(
             HttpRequest.newBuilder(
                     URI.create(
