@@ -66,7 +66,7 @@ public final class TaskStream {
    */
   static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  /** How often a stream looks whether it has been quiet that long. */
+  /** How often each open stream is asked whether it has been quiet that long. */
   static final long QUIET_TICK_NANOS = KEEP_ALIVE_NANOS / 4;
 
   /** Put in the outbox to end the stream before its time. */
@@ -90,10 +90,10 @@ public final class TaskStream {
   private final ConcurrentLinkedQueue<List<Task>> outbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean draining = new AtomicBoolean();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
-  // Set by start, before any writer runs.
+  // Set by start: out first, writers once the stream's id is written.
   private volatile OutputStream out;
   private volatile Executor writers;
-  private volatile List<ScheduledFuture<?>> ticks = List.of();
+  private volatile ScheduledFuture<?> deadline;
   private volatile long lastWriteNanos;
 
   // Guarded by this.
@@ -271,27 +271,27 @@ public final class TaskStream {
   public CompletableFuture<Void> start(
       OutputStream out, Executor writers, ScheduledExecutorService timer) {
     this.out = out;
-    this.writers = writers;
     try {
       write(out, new StreamOpened(id));
       lastWriteNanos = System.nanoTime();
+      // Only now may a writer run (the keep-alive sweep looks for one): the id is the first line.
+      this.writers = writers;
     } catch (IOException e) {
       log.debug("task stream {} of {} broke: {}", id, name, e.toString());
       finish();
       return done;
     }
-    ticks =
-        List.of(
-            timer.schedule(this::end, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS),
-            timer.scheduleWithFixedDelay(
-                this::tick, QUIET_TICK_NANOS, QUIET_TICK_NANOS, TimeUnit.NANOSECONDS));
+    deadline = timer.schedule(this::end, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
     kick();
     return done;
   }
 
-  /** A writer's turn when the stream has been quiet for {@link #KEEP_ALIVE_NANOS}. */
-  private void tick() {
-    if (System.nanoTime() - lastWriteNanos >= KEEP_ALIVE_NANOS) {
+  /**
+   * A writer's turn when the stream has been quiet for {@link #KEEP_ALIVE_NANOS}: called by {@link
+   * TaskStreams} for every open stream each {@link #QUIET_TICK_NANOS}.
+   */
+  void tick() {
+    if (writers != null && System.nanoTime() - lastWriteNanos >= KEEP_ALIVE_NANOS) {
       kick();
     }
   }
@@ -355,8 +355,9 @@ public final class TaskStream {
       }
       finished = true;
     }
-    for (ScheduledFuture<?> t : ticks) {
-      t.cancel(false);
+    ScheduledFuture<?> d = deadline;
+    if (d != null) {
+      d.cancel(false);
     }
     List<Task> left = new ArrayList<>();
     for (List<Task> tasks; (tasks = outbox.poll()) != null; ) {

@@ -12,9 +12,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The task streams open on this server, and the slot reports workers send with their writes. */
 public final class TaskStreams {
+  private static final Logger log = LoggerFactory.getLogger(TaskStreams.class);
+
   /**
    * Open streams at most unless configured. A stream holds no thread (its writes go through {@link
    * #WRITERS} shared threads), so this bounds memory: a connection and a few small objects each.
@@ -36,7 +40,10 @@ public final class TaskStreams {
   /** Set as the server stops: a stream opened from then on ends at once. */
   private volatile boolean ending;
 
-  /** At most {@code maxOpen} streams, whose deadlines and keep-alives run on {@code timer}. */
+  /**
+   * At most {@code maxOpen} streams, whose deadlines and keep-alives (one sweep over the open
+   * streams, for as long as {@code timer} runs) run on {@code timer}.
+   */
   public TaskStreams(
       TaskStore store,
       LongPoll longPoll,
@@ -64,6 +71,20 @@ public final class TaskStreams {
               return t;
             });
     writers.allowCoreThreadTimeOut(true);
+    // One sweep for all streams, not a timer each: an idle stream costs a check per tick.
+    timer.scheduleWithFixedDelay(
+        () -> {
+          for (TaskStream s : open.values()) {
+            try {
+              s.tick();
+            } catch (RuntimeException e) {
+              log.warn("task stream {} keep-alive failed: {}", s.id, e.toString());
+            }
+          }
+        },
+        TaskStream.QUIET_TICK_NANOS,
+        TaskStream.QUIET_TICK_NANOS,
+        TimeUnit.NANOSECONDS);
   }
 
   /**
