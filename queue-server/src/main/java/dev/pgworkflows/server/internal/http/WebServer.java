@@ -89,6 +89,7 @@ public final class WebServer {
                     server.insertHandler(graceful);
                     server.setStopTimeout(STOP_TIMEOUT_MS);
                     IdleConnections.outlast(server, LongPoll.MAX_WAIT);
+                    AcceptBacklog.raise(server);
                   });
               // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
               // bytes: 1,024 by default, 96 KiB for every open connection once it has served a
