@@ -6,30 +6,43 @@
 # twice in a schema of its own (partbench):
 #   (a) plain tables, as queue.workflow_run / queue.workflow_step are today (same columns, same
 #       indexes, the same empty tables that reference a run: step_aside, run_stream(_entry),
-#       signal);
+#       signal). That includes V014: the column expires_at and the sweeper's index on it,
+#       workflow_run_expiry_idx, as V014 has it (in place of the index of end times it dropped);
+#       expires_at is filled in the load, for ended runs, as completed_at + make_interval(days =>
+#       retention_days), which is what the trigger workflow_run_expiry sets when a run ends (the
+#       trigger itself is left out: no run ends here);
 #   (b) the same tables partitioned BY RANGE (run_id), ten partitions of N/10 run ids each, the
 #       journal partitioned on the same run-id bounds.
 # It prints, each with its elapsed time (clock_timestamp differences) and its WAL (differences of
 # pg_current_wal_insert_lsn(); cluster-wide, so run it on an otherwise idle server):
 #   - the build (insert, VACUUM ANALYZE, index builds) of each layout;
-#   - retention of the oldest 10% of runs and their journal rows. On (a), the sweeper's DELETE in
+#   - retention of the oldest 10% of runs and their journal rows. On (a), the sweeper as it is now:
+#     a copy of queue.sweep_workflow_runs (sql/functions/retention.sql, tables renamed) called in
 #     batches of 1000, one transaction each, until a batch comes back short, as
-#     dev.pgworkflows.sweeper.Sweeper drains queue.sweep_workflow_runs: one batch of the real
-#     statement under EXPLAIN ANALYZE, then REAL_BATCHES (5) batches of a copy of the real
-#     function (sql/functions/retention.sql, tables renamed), then the rest with the same function
-#     but for one fix (its run DELETE's "IN (...) OR IN (...)" made one IN over a UNION ALL): the
-#     real one seq-scans the whole run table every batch (its per-batch time is printed). Then
-#     the dead tuples left (pg_stat_user_tables), the VACUUM that follows, and one sweeper pass
-#     that finds nothing due (what every idle 5-minute pass costs). On (b), the check that the
-#     oldest partition is wholly expired, DETACH PARTITION ... CONCURRENTLY (plain DETACH should
-#     that fail) of the run and of the journal partition, and DROP TABLE;
+#     dev.pgworkflows.sweeper.Sweeper drains it. The first batch runs as the function's statement
+#     under EXPLAIN ANALYZE (the due runs an Index Cond on expires_at, the delete a nested loop
+#     over the primary key), the rest by the function: time per batch (median, p95), total, WAL.
+#     Then the dead tuples left (pg_stat_user_tables), the VACUUM that follows, and one sweeper
+#     pass that finds nothing due (what every idle 5-minute pass costs), with its EXPLAIN ANALYZE.
+#     On (b), the check that the oldest partition is wholly expired, DETACH PARTITION ...
+#     CONCURRENTLY (plain DETACH should that fail) of the run and of the journal partition, and
+#     DROP TABLE;
 #   - hot-path lookups after retention on both layouts: a run by id, its journal, its next seq,
 #     a run by idempotency key, a workflow's newest runs, the deadline ("due") query of
 #     workflow_expire: median and p95 of 200 executions each (a DO loop, timed per execution,
 #     second of two passes, so warm), with custom plans (planned every time) and generic plans
 #     (planned once, as the functions that SET plan_cache_mode = force_generic_plan do), and an
 #     EXPLAIN (ANALYZE, BUFFERS) of each;
-#   - heap + index sizes of both layouts before and after retention.
+#   - heap + index sizes of both layouts before and after retention;
+#   - last, for reference, the sweeper as it was before V014, on (a) only: it picked runs by a
+#     filter on completed_at + make_interval(days => retention_days) over an index of end times,
+#     and deleted them with an OR of two IN lists, which the planner answers with a scan of the
+#     whole run table every batch. Its index (run_plain_retention_idx on completed_at, as V012
+#     had it) exists for this variant only and is built just before it runs, so that it cannot
+#     change any plan measured above. As the oldest 10% are gone by then, it is called with a
+#     p_now one partition later (the next ~10% are due): BEFORE_BATCHES (5) batches, their time
+#     per batch and what all the batches of the current function would take at that rate, then
+#     one pass that finds nothing due, with its EXPLAIN ANALYZE.
 #
 # How the data looks: run ids 1..N in start order, started evenly over the 30 days before the
 # script's start; ~90% completed, ~7% failed, ~1% cancelled, ~2% running (all among the newest 3%);
@@ -65,7 +78,7 @@ if ! [[ "$RUNS" =~ ^[0-9]+$ ]] || (( RUNS < 1000 || RUNS % 10 != 0 )); then
 fi
 PART=$(( RUNS / 10 ))
 EXECS=200
-REAL_BATCHES=5
+BEFORE_BATCHES=5
 
 PSQL=(psql -X -v ON_ERROR_STOP=1 -P pager=off -P footer=off)
 
@@ -80,7 +93,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"${PSQL[@]}" -q -v runs="$RUNS" -v part="$PART" -v execs="$EXECS" -v real_batches="$REAL_BATCHES" <<'SQL'
+"${PSQL[@]}" -q -v runs="$RUNS" -v part="$PART" -v execs="$EXECS" -v before_batches="$BEFORE_BATCHES" <<'SQL'
 \set QUIET on
 SET client_min_messages = warning;
 -- Index builds only (the server's default is 64MB); the measured statements run with the defaults.
@@ -136,8 +149,9 @@ SELECT set_config('partbench.base', date_trunc('second', now())::text, false) AS
 CREATE TYPE partbench.workflow_status AS ENUM ('running', 'completed', 'failed', 'cancelled', 'timed_out');
 
 -- ---------------------------------------------------------------------------------------------
--- (a) Plain tables: queue.workflow_run and queue.workflow_step as of V013 (columns in the same
--- order), indexes after the load.
+-- (a) Plain tables: queue.workflow_run and queue.workflow_step as of V014 (columns in the same
+-- order), indexes after the load. expires_at is filled by the load, as the trigger
+-- workflow_run_expiry would fill it (the trigger itself is left out: nothing here ends a run).
 CREATE TABLE partbench.run_plain (
     run_id           bigint GENERATED ALWAYS AS IDENTITY,
     workflow_name    text NOT NULL,
@@ -173,7 +187,8 @@ CREATE TABLE partbench.run_plain (
     forked_from_step text,
     continued_from   bigint,
     continued_to     bigint,
-    chain_first      bigint
+    chain_first      bigint,
+    expires_at       timestamptz
 ) WITH (autovacuum_enabled = off);
 
 CREATE TABLE partbench.step_plain (
@@ -217,7 +232,7 @@ SELECT i,
        CASE WHEN r AND i % 3 = 1 THEN st + interval '7 seconds' END,
        CASE WHEN i % 2 = 0 THEN '00-' || md5(i::text) || '-' || left(md5(h::text), 16) || '-01' END,
        st,
-       CASE WHEN NOT r THEN st + make_interval(secs => 1 + h % 300) END,
+       ca,
        CASE WHEN i % 20 = 0 THEN i - 1 END,
        CASE WHEN i % 20 = 0 THEN 'spawn-child' END,
        CASE WHEN i % 20 = 0 THEN 'cancel' END,
@@ -228,11 +243,14 @@ SELECT i,
        CASE WHEN i % 10 = 0 THEN 'tenant-' || (h % 500) END,
        NULL::smallint,
        CASE WHEN r AND i % 10 = 0 THEN true END,
-       NULL::timestamptz, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint
+       NULL::timestamptz, NULL::bigint, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint,
+       -- expires_at: completed_at + make_interval(days => retention_days) for an ended run
+       ca + make_interval(days => 30)
   FROM generate_series(p_lo, p_hi) i
  CROSS JOIN LATERAL (SELECT hashint8(i)::bigint + 2147483648 AS h,
                             i > p_n * 97 / 100 AND i % 3 <> 0 AS r,
                             p_base - make_interval(secs => (p_n - i) * (2592000.0 / p_n)) AS st) x
+ CROSS JOIN LATERAL (SELECT CASE WHEN NOT x.r THEN x.st + make_interval(secs => 1 + x.h % 300) END AS ca) y
 $$;
 
 CREATE FUNCTION partbench.gen_steps(p_lo bigint, p_hi bigint, p_n bigint, p_base timestamptz)
@@ -281,7 +299,7 @@ CREATE INDEX run_plain_debounce_idx ON partbench.run_plain (workflow_name, debou
     WHERE debounce_key IS NOT NULL;
 CREATE INDEX run_plain_slot_idx ON partbench.run_plain (workflow_name, concurrency_key) WHERE slot_held;
 CREATE INDEX run_plain_chain_idx ON partbench.run_plain (chain_first, run_id) WHERE chain_first IS NOT NULL;
-CREATE INDEX run_plain_retention_idx ON partbench.run_plain (completed_at)
+CREATE INDEX run_plain_expiry_idx ON partbench.run_plain (expires_at)
     WHERE status <> 'running' AND (chain_first IS NULL OR run_id <> chain_first);
 SELECT partbench.took('plain: 10 run indexes');
 SELECT partbench.mark() \gset
@@ -361,7 +379,7 @@ CREATE INDEX run_part_debounce_idx ON partbench.run_part (workflow_name, debounc
     WHERE debounce_key IS NOT NULL;
 CREATE INDEX run_part_slot_idx ON partbench.run_part (workflow_name, concurrency_key) WHERE slot_held;
 CREATE INDEX run_part_chain_idx ON partbench.run_part (chain_first, run_id) WHERE chain_first IS NOT NULL;
-CREATE INDEX run_part_retention_idx ON partbench.run_part (completed_at)
+CREATE INDEX run_part_expiry_idx ON partbench.run_part (expires_at)
     WHERE status <> 'running' AND (chain_first IS NULL OR run_id <> chain_first);
 SELECT partbench.took('partitioned: 10 run indexes (x10 partitions)');
 SELECT partbench.mark() \gset
@@ -390,38 +408,110 @@ SELECT * FROM partbench.sizes();
 
 -- ---------------------------------------------------------------------------------------------
 -- Retention of the oldest 10%: p_now is when the newest run of the first partition has expired.
+-- pnow_before, when the newest run of the second one has, gives the "before" sweeper (at the end)
+-- a due set of its own once the first 10% are gone.
 \echo
 \echo '== retention of the oldest 10% of runs'
-SELECT set_config('partbench.pnow',
-                  (max(completed_at) + make_interval(days => 30) + interval '1 millisecond')::text, false) AS pnow
+SELECT set_config('partbench.pnow', (max(expires_at) + interval '1 millisecond')::text, false) AS pnow
   FROM partbench.run_plain WHERE run_id <= :part \gset
+SELECT (max(expires_at) + interval '1 millisecond')::text AS pnow_before
+  FROM partbench.run_plain WHERE run_id <= 2 * :part \gset
 SELECT (SELECT count(*) FROM partbench.run_plain WHERE run_id <= :part) AS runs_in_first_partition,
        (SELECT count(*) FROM partbench.run_plain r
          WHERE r.status <> 'running' AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.completed_at + make_interval(days => r.retention_days) < current_setting('partbench.pnow')::timestamptz)
-           AS runs_past_retention;
+           AND r.expires_at < :'pnow'::timestamptz) AS runs_past_retention;
 
--- queue.sweep_workflow_runs (sql/functions/retention.sql) with its tables renamed (sweep_plain),
--- and the same with one change (sweep_plain_fixed): the run DELETE's
---   w.run_id IN (SELECT run_id FROM picked) OR w.run_id IN (SELECT anchor FROM picked ...)
--- becomes one IN over a UNION ALL. The OR of two IN sublinks cannot be made a semi-join, so the
--- real function's DELETE filters a sequential scan of the whole run table with two hashed
--- subplans, every batch; the single IN is a nested loop over the primary key.
-DO $do$
-DECLARE
-    v_fn text := $t$
-CREATE FUNCTION partbench.%s(p_limit integer DEFAULT 1000, p_now timestamptz DEFAULT NULL)
-RETURNS integer LANGUAGE plpgsql SET search_path TO partbench, pg_temp AS $f$
+-- queue.check_range (sql/functions/common.sql), which the sweeper calls first.
+CREATE FUNCTION partbench.check_range(p_what text, p_value bigint, p_lo bigint, p_hi bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF p_value IS NULL OR p_value < p_lo OR p_value > p_hi THEN
+        RAISE EXCEPTION '% must be between % and %, got %', p_what, p_lo, p_hi, coalesce(p_value::text, 'null')
+            USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+-- "current": queue.sweep_workflow_runs as sql/functions/retention.sql has it, with queue.workflow_run,
+-- workflow_step, workflow_signal and queue.check_range renamed to their partbench copies.
+CREATE FUNCTION partbench.sweep_plain(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'partbench', 'pg_temp'
+AS $$
 DECLARE
     v_count int;
+    -- A value, not clock_timestamp() in the query: a volatile call cannot bound an index scan.
+    v_now   timestamptz := coalesce(p_now, clock_timestamp());
 BEGIN
+    PERFORM partbench.check_range('limit', p_limit, 1, 100000);
     WITH due AS (
-        SELECT r.run_id, r.completed_at,
+        SELECT r.run_id, r.expires_at,
+               -- A chain's last run takes the chain's first with it.
                CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
           FROM partbench.run_plain r
          WHERE r.status <> 'running'
+           -- A chain's first run is not picked on its own (see anchor).
+           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
+           AND r.expires_at < v_now
+           -- A child outlives its parent's row.
+           AND (r.parent_run_id IS NULL
+                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
+         ORDER BY r.expires_at
+         LIMIT p_limit
+         FOR UPDATE SKIP LOCKED),
+         counted AS (
+        SELECT due.run_id, due.anchor,
+               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
+                   OVER (ORDER BY due.expires_at, due.run_id) AS upto,
+               row_number() OVER (ORDER BY due.expires_at, due.run_id) AS nth
+          FROM due),
+         picked AS (
+        SELECT counted.run_id, counted.anchor FROM counted
+         WHERE counted.upto <= p_limit OR counted.nth = 1),
+         gone AS (
+        -- One list, not two IN tests joined by OR: the planner answers an OR of subqueries with a
+        -- scan of the whole table.
+        DELETE FROM partbench.run_plain w
+         WHERE w.run_id IN (SELECT picked.run_id FROM picked
+                            UNION ALL
+                            SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
+        RETURNING w.run_id),
+         journal AS (
+        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
+         inbox AS (
+        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
+    SELECT count(*) INTO v_count FROM gone;
+    RETURN v_count;
+END $$;
+
+-- "before": the function as it was before V014, tables renamed the same way. It picks by a filter
+-- on completed_at + make_interval(days => retention_days) over the index of end times
+-- (run_plain_retention_idx, built only for it, at the end), compares with coalesce(p_now,
+-- clock_timestamp()) in the query, and deletes runs by an OR of two IN lists.
+CREATE FUNCTION partbench.sweep_plain_before(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'partbench', 'pg_temp'
+AS $$
+DECLARE
+    v_count int;
+BEGIN
+    PERFORM partbench.check_range('limit', p_limit, 1, 100000);
+    WITH due AS (
+        SELECT r.run_id, r.completed_at,
+               -- A chain's last run takes the chain's first with it.
+               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
+          FROM partbench.run_plain r
+         WHERE r.status <> 'running'
+           -- A chain's first run is not picked on its own (see anchor).
            AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
            AND r.completed_at + make_interval(days => r.retention_days) < coalesce(p_now, clock_timestamp())
+           -- A child outlives its parent's row.
            AND (r.parent_run_id IS NULL
                 OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
          ORDER BY r.completed_at
@@ -438,7 +528,8 @@ BEGIN
          WHERE counted.upto <= p_limit OR counted.nth = 1),
          gone AS (
         DELETE FROM partbench.run_plain w
-         WHERE %s
+         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
+            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
         RETURNING w.run_id),
          journal AS (
         DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
@@ -446,16 +537,75 @@ BEGIN
         DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
     SELECT count(*) INTO v_count FROM gone;
     RETURN v_count;
-END $f$;
-$t$;
-BEGIN
-    EXECUTE format(v_fn, 'sweep_plain',
-        'w.run_id IN (SELECT picked.run_id FROM picked)
-            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)');
-    EXECUTE format(v_fn, 'sweep_plain_fixed',
-        'w.run_id IN (SELECT picked.run_id FROM picked
-                       UNION ALL SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)');
-END $do$;
+END $$;
+
+-- The statement of each, for EXPLAIN: the function's query with p_limit as $1 and its time
+-- (v_now, or p_now) as $2, as PL/pgSQL passes them.
+PREPARE sweep_current(integer, timestamptz) AS
+    WITH due AS (
+        SELECT r.run_id, r.expires_at,
+               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
+          FROM partbench.run_plain r
+         WHERE r.status <> 'running'
+           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
+           AND r.expires_at < $2
+           AND (r.parent_run_id IS NULL
+                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
+         ORDER BY r.expires_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED),
+         counted AS (
+        SELECT due.run_id, due.anchor,
+               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
+                   OVER (ORDER BY due.expires_at, due.run_id) AS upto,
+               row_number() OVER (ORDER BY due.expires_at, due.run_id) AS nth
+          FROM due),
+         picked AS (
+        SELECT counted.run_id, counted.anchor FROM counted
+         WHERE counted.upto <= $1 OR counted.nth = 1),
+         gone AS (
+        DELETE FROM partbench.run_plain w
+         WHERE w.run_id IN (SELECT picked.run_id FROM picked
+                            UNION ALL
+                            SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
+        RETURNING w.run_id),
+         journal AS (
+        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
+         inbox AS (
+        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
+    SELECT count(*) FROM gone;
+PREPARE sweep_before(integer, timestamptz) AS
+    WITH due AS (
+        SELECT r.run_id, r.completed_at,
+               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
+          FROM partbench.run_plain r
+         WHERE r.status <> 'running'
+           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
+           AND r.completed_at + make_interval(days => r.retention_days) < coalesce($2, clock_timestamp())
+           AND (r.parent_run_id IS NULL
+                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
+         ORDER BY r.completed_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED),
+         counted AS (
+        SELECT due.run_id, due.anchor,
+               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
+                   OVER (ORDER BY due.completed_at, due.run_id) AS upto,
+               row_number() OVER (ORDER BY due.completed_at, due.run_id) AS nth
+          FROM due),
+         picked AS (
+        SELECT counted.run_id, counted.anchor FROM counted
+         WHERE counted.upto <= $1 OR counted.nth = 1),
+         gone AS (
+        DELETE FROM partbench.run_plain w
+         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
+            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
+        RETURNING w.run_id),
+         journal AS (
+        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
+         inbox AS (
+        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
+    SELECT count(*) FROM gone;
 
 -- The sweeper's drain: batches of 1000, each its own transaction, until one comes back short
 -- (or p_max batches).
@@ -478,77 +628,43 @@ BEGIN
         EXIT WHEN v_n < 1000;
     END LOOP;
 END $$;
+-- Per-batch figures of one function's drain (full batches; the short last one apart).
+CREATE FUNCTION partbench.sweep_stats(p_fn text)
+RETURNS TABLE (batches bigint, runs_deleted bigint, median_ms numeric, p95_ms numeric, max_ms numeric,
+               first_10_avg_ms numeric, last_10_avg_ms numeric, short_batch_ms numeric, median_wal text)
+LANGUAGE sql AS $$
+SELECT count(*), sum(runs),
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE runs = 1000)::numeric, 1),
+       round(percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) FILTER (WHERE runs = 1000)::numeric, 1),
+       max(ms) FILTER (WHERE runs = 1000),
+       round(avg(ms) FILTER (WHERE batch <= 10 AND runs = 1000), 1),
+       round(avg(ms) FILTER (WHERE batch > max_batch - 10 AND runs = 1000), 1),
+       max(ms) FILTER (WHERE runs < 1000),
+       pg_size_pretty(percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_bytes)::numeric)
+  FROM (SELECT *, max(batch) OVER () AS max_batch FROM partbench.sweep_log WHERE fn = p_fn) l;
+$$;
 
-\echo '-- (a) plain: the sweeper''s DELETE, batches of 1000 runs, one transaction each:'
-\echo '--     one batch of the real statement under EXPLAIN ANALYZE, then' :real_batches 'batches of the real'
-\echo '--     function, then the rest with the fixed DELETE (the real one scans the whole run table each batch)'
+\echo '-- (a) plain: the sweeper (current), batches of 1000 runs, one transaction each, until one comes'
+\echo '--     back short: batch 1 as its statement under EXPLAIN ANALYZE, then the rest by the function'
 CHECKPOINT;
 SELECT clock_timestamp() AS del_t0, pg_current_wal_insert_lsn() AS del_l0 \gset
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-    WITH due AS (
-        SELECT r.run_id, r.completed_at,
-               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
-          FROM partbench.run_plain r
-         WHERE r.status <> 'running'
-           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.completed_at + make_interval(days => r.retention_days) < current_setting('partbench.pnow')::timestamptz
-           AND (r.parent_run_id IS NULL
-                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
-         ORDER BY r.completed_at
-         LIMIT 1000
-         FOR UPDATE SKIP LOCKED),
-         counted AS (
-        SELECT due.run_id, due.anchor,
-               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
-                   OVER (ORDER BY due.completed_at, due.run_id) AS upto,
-               row_number() OVER (ORDER BY due.completed_at, due.run_id) AS nth
-          FROM due),
-         picked AS (
-        SELECT counted.run_id, counted.anchor FROM counted
-         WHERE counted.upto <= 1000 OR counted.nth = 1),
-         gone AS (
-        DELETE FROM partbench.run_plain w
-         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
-            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
-        RETURNING w.run_id),
-         journal AS (
-        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
-         inbox AS (
-        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
-    SELECT count(*) FROM gone;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE sweep_current(1000, :'pnow');
 \t on
 \pset format unaligned
 SELECT partbench.mark() \gset
-CALL partbench.sweep_loop('sweep_plain', :real_batches, current_setting('partbench.pnow')::timestamptz);
-SELECT partbench.took(format('plain: sweeper DELETE, real function, %s batches', :real_batches));
-SELECT partbench.mark() \gset
-CALL partbench.sweep_loop('sweep_plain_fixed', 1000000, current_setting('partbench.pnow')::timestamptz);
-SELECT partbench.took('plain: sweeper DELETE, fixed DELETE, the rest');
+CALL partbench.sweep_loop('sweep_plain', 1000000, :'pnow'::timestamptz);
+SELECT partbench.took('plain: sweeper DELETE, current function, batches 2..');
 SELECT set_config('partbench.t0', :'del_t0', false), set_config('partbench.l0', :'del_l0', false) \gset
 SELECT partbench.took('plain: sweeper DELETE of the oldest 10%, all batches');
 SELECT pg_stat_force_next_flush() \gset
 \t off
 \pset format aligned
-SELECT fn, count(*) AS batches, sum(runs) AS runs_deleted,
-       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE runs = 1000)::numeric, 1) AS median_ms,
-       round(percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) FILTER (WHERE runs = 1000)::numeric, 1) AS p95_ms,
-       max(ms) FILTER (WHERE runs = 1000) AS max_ms,
-       round(avg(ms) FILTER (WHERE batch <= 10 AND runs = 1000), 1) AS first_10_avg_ms,
-       round(avg(ms) FILTER (WHERE batch > max_batch - 10 AND runs = 1000), 1) AS last_10_avg_ms,
-       max(ms) FILTER (WHERE runs < 1000) AS short_batch_ms,
-       pg_size_pretty(percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_bytes)::numeric) AS median_wal
-  FROM (SELECT *, max(batch) OVER (PARTITION BY fn) AS max_batch FROM partbench.sweep_log) l
- GROUP BY fn ORDER BY fn;
-SELECT 'the real function on all ' || count(*) || ' batches would take about '
-       || round(count(*) * (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)
-                              FROM partbench.sweep_log WHERE fn = 'sweep_plain' AND runs = 1000)::numeric / 1000)
-       || ' s (batches x its median)' AS projection
-  FROM partbench.sweep_log;
+\echo '-- per batch, current function (batches 2..; median, p95, max and averages over full batches)'
+SELECT * FROM partbench.sweep_stats('sweep_plain');
 SELECT 'expired runs the pass left (children whose parent went in the same batch wait for the next pass): '
        || count(*) AS left_over
   FROM partbench.run_plain r
- WHERE r.status <> 'running'
-   AND r.completed_at + make_interval(days => r.retention_days) < current_setting('partbench.pnow')::timestamptz;
+ WHERE r.status <> 'running' AND r.expires_at < :'pnow'::timestamptz;
 SELECT relname, n_dead_tup, n_tup_del
   FROM pg_stat_user_tables WHERE relid IN ('partbench.run_plain'::regclass, 'partbench.step_plain'::regclass)
  ORDER BY relname;
@@ -566,19 +682,11 @@ SELECT partbench.took('plain: VACUUM step table after the delete');
 
 \echo '-- (a) plain: a sweeper pass that finds nothing due (p_now = script start), after VACUUM'
 SELECT partbench.mark() \gset
-SELECT 'runs swept: ' || partbench.sweep_plain(1000, current_setting('partbench.base')::timestamptz);
-SELECT partbench.took('plain: idle sweeper pass (nothing due), real function');
-SELECT partbench.mark() \gset
-SELECT 'runs swept: ' || partbench.sweep_plain_fixed(1000, current_setting('partbench.base')::timestamptz);
-SELECT partbench.took('plain: idle sweeper pass (nothing due), fixed DELETE');
+SELECT 'runs swept: ' || partbench.sweep_plain(1000, :'base'::timestamptz);
+SELECT partbench.took('plain: idle sweeper pass (nothing due), current function');
 \t off
 \pset format aligned
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-SELECT r.run_id FROM partbench.run_plain r
- WHERE r.status <> 'running' AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-   AND r.completed_at + make_interval(days => r.retention_days) < current_setting('partbench.base')::timestamptz
-   AND (r.parent_run_id IS NULL OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
- ORDER BY r.completed_at LIMIT 1000;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE sweep_current(1000, :'base');
 
 \echo '-- (b) partitioned: check, DETACH, DROP of the oldest partition'
 \t on
@@ -587,8 +695,7 @@ CHECKPOINT;
 SELECT partbench.mark() \gset
 SELECT 'runs in run_part_p00 that block its drop (running or not yet expired): ' || count(*)
   FROM partbench.run_part_p00 r
- WHERE r.status = 'running'
-    OR r.completed_at + make_interval(days => r.retention_days) >= current_setting('partbench.pnow')::timestamptz;
+ WHERE r.status = 'running' OR r.expires_at >= :'pnow'::timestamptz;
 SELECT partbench.took('partitioned: check p00 is wholly expired (seq scan)');
 SELECT partbench.mark() \gset
 \set ON_ERROR_STOP 0
@@ -702,6 +809,49 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE run_by_id(:probe);
 RESET plan_cache_mode;
 \t off
 \pset format aligned
+
+-- ---------------------------------------------------------------------------------------------
+-- The sweeper as it was before V014, for reference, on the plain layout only and last of all, so
+-- that its index and its deletes touch none of the figures above. The oldest 10% are gone by now,
+-- so it is given the next partition's worth: p_now is when the newest run of the second 10% has
+-- expired.
+\echo
+\echo '== retention before V014, for reference (plain layout; after everything above)'
+\t on
+\pset format unaligned
+SELECT partbench.mark() \gset
+CREATE INDEX run_plain_retention_idx ON partbench.run_plain (completed_at)
+    WHERE status <> 'running' AND (chain_first IS NULL OR run_id <> chain_first);
+SELECT partbench.took('plain: index of end times (for the before function only)');
+SELECT 'runs due at p_now one partition later: ' || count(*)
+  FROM partbench.run_plain r
+ WHERE r.status <> 'running' AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
+   AND r.completed_at + make_interval(days => r.retention_days) < :'pnow_before'::timestamptz;
+\echo '-- (a) plain: the sweeper before V014,' :before_batches 'batches of 1000 runs, one transaction each'
+CHECKPOINT;
+SELECT partbench.mark() \gset
+CALL partbench.sweep_loop('sweep_plain_before', :before_batches, :'pnow_before'::timestamptz);
+SELECT partbench.took(format('plain: sweeper DELETE, before function, %s batches',
+                             (SELECT count(*) FROM partbench.sweep_log WHERE fn = 'sweep_plain_before')));
+\t off
+\pset format aligned
+\echo '-- per batch, before function'
+SELECT * FROM partbench.sweep_stats('sweep_plain_before');
+SELECT CASE WHEN m.median_ms IS NULL THEN 'the before function deleted no full batch: no projection'
+            ELSE 'the before function on the ' || n.batches || ' batches the current one took would take about '
+                 || round(n.batches * m.median_ms / 1000) || ' s (batches x its median)' END AS projection
+  FROM (SELECT count(*) + 1 AS batches FROM partbench.sweep_log WHERE fn = 'sweep_plain') n,
+       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric AS median_ms
+          FROM partbench.sweep_log WHERE fn = 'sweep_plain_before' AND runs = 1000) m;
+\echo '-- (a) plain: a sweeper pass that finds nothing due (p_now = script start), before function'
+\t on
+\pset format unaligned
+SELECT partbench.mark() \gset
+SELECT 'runs swept: ' || partbench.sweep_plain_before(1000, :'base'::timestamptz);
+SELECT partbench.took('plain: idle sweeper pass (nothing due), before function');
+\t off
+\pset format aligned
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE sweep_before(1000, :'base');
 
 \echo
 \echo '== summary of timed steps'

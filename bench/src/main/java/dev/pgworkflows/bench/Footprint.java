@@ -248,33 +248,40 @@ public final class Footprint {
         CompletableFuture<String> id = new CompletableFuture<>();
         ids.add(id);
         http.sendAsync(
-            HttpRequest.newBuilder(URI.create(url + "/v1/workflows/footprint-idle/tasks/stream"))
-                .header("Authorization", "Bearer local")
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.fromLineSubscriber(
-                new Flow.Subscriber<String>() {
-                  @Override
-                  public void onSubscribe(Flow.Subscription s) {
-                    s.request(Long.MAX_VALUE);
-                  }
+                HttpRequest.newBuilder(
+                        URI.create(url + "/v1/workflows/footprint-idle/tasks/stream"))
+                    .header("Authorization", "Bearer local")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.fromLineSubscriber(
+                    new Flow.Subscriber<String>() {
+                      @Override
+                      public void onSubscribe(Flow.Subscription s) {
+                        s.request(Long.MAX_VALUE);
+                      }
 
-                  @Override
-                  public void onNext(String line) {
-                    if (!id.isDone() && !line.isEmpty()) {
-                      id.complete(line.replaceAll(".*\"stream\"\\s*:\\s*\"([^\"]+)\".*", "$1"));
-                    }
-                  }
+                      @Override
+                      public void onNext(String line) {
+                        if (!id.isDone() && !line.isEmpty()) {
+                          id.complete(line.replaceAll(".*\"stream\"\\s*:\\s*\"([^\"]+)\".*", "$1"));
+                        }
+                      }
 
-                  @Override
-                  public void onError(Throwable e) {
-                    id.completeExceptionally(e);
-                  }
+                      @Override
+                      public void onError(Throwable e) {
+                        id.completeExceptionally(e);
+                      }
 
-                  @Override
-                  public void onComplete() {}
-                }));
+                      @Override
+                      public void onComplete() {}
+                    }))
+            .whenComplete(
+                (res, e) -> {
+                  if (e != null) {
+                    id.completeExceptionally(e); // no answer at all: the connection failed
+                  }
+                });
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       for (CompletableFuture<String> id : ids) {

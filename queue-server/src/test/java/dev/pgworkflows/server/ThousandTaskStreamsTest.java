@@ -87,7 +87,14 @@ class ThousandTaskStreamsTest {
                     Api.JSON.writeValueAsString(
                         Map.of("versions", List.of(1), "slots", 1, "seconds", 30))))
             .build();
-    client.sendAsync(req, HttpResponse.BodyHandlers.fromLineSubscriber(lines));
+    client
+        .sendAsync(req, HttpResponse.BodyHandlers.fromLineSubscriber(lines))
+        .whenComplete(
+            (res, e) -> {
+              if (e != null) {
+                lines.id.completeExceptionally(e); // no answer at all: the connection failed
+              }
+            });
     return lines;
   }
 
