@@ -95,7 +95,7 @@ public final class Footprint {
       Process server = startServer(pg, db, port, jvmFlags, serverLog);
       try {
         String url = "http://localhost:" + port;
-        awaitReady(url, server);
+        ChildProcess.awaitReady(url, server);
         long pid = server.pid();
         Thread.sleep(2000);
         stage(r, "started, idle", pid, pg, db);
@@ -160,47 +160,14 @@ public final class Footprint {
   /** The server from this very jar, as a child process with its log in {@code log}. */
   private static Process startServer(Pg pg, String db, int port, String jvmFlags, Path log)
       throws IOException {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(System.getProperty("java.home") + "/bin/java");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(java);
-    if (!jvmFlags.isEmpty()) {
-      cmd.addAll(List.of(jvmFlags.split("\\s+")));
-    }
-    cmd.addAll(
-        List.of("-cp", System.getProperty("java.class.path"), "dev.pgworkflows.server.Main"));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().putAll(Ours.serverEnvironment(pg, db, 20));
-    pb.environment().put("WORKFLOWS_PORT", Integer.toString(port));
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    return pb.start();
-  }
-
-  private static void awaitReady(String url, Process server) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!server.isAlive()) {
-        throw new IllegalStateException("the server exited; see its log");
-      }
-      try {
-        HttpResponse<Void> res =
-            http.send(
-                HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
-                HttpResponse.BodyHandlers.discarding());
-        if (res.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("the server was not ready within 60 s");
+    Map<String, String> env = new LinkedHashMap<>(Ours.serverEnvironment(pg, db, 20));
+    env.put("WORKFLOWS_PORT", Integer.toString(port));
+    return ChildProcess.java(
+        "dev.pgworkflows.server.Main",
+        jvmFlags.isEmpty() ? List.of() : List.of(jvmFlags.split("\\s+")),
+        List.of(),
+        env,
+        log);
   }
 
   private static void stage(Map<String, Object> r, String name, long pid, Pg pg, String db)

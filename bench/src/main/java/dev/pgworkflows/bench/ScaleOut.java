@@ -8,10 +8,6 @@ import dev.pgworkflows.sql.Migrator;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -223,23 +219,26 @@ public final class ScaleOut {
         Map<String, String> env = new LinkedHashMap<>(Ours.serverEnvironment(pg, db, POOL));
         env.put("WORKFLOWS_PORT", Integer.toString(port));
         servers.add(
-            java(
+            ChildProcess.java(
                 "dev.pgworkflows.server.Main",
+                List.of(),
                 List.of(),
                 env,
                 logs.resolve("server-" + log + ".log")));
         String url = "http://localhost:" + port;
-        awaitReady(url, servers.get(i));
+        ChildProcess.awaitReady(url, servers.get(i));
         workers.add(
-            java(
+            ChildProcess.java(
                 ScaleOutWorker.class.getName(),
+                List.of(),
                 List.of("http", url),
                 Map.of(),
                 logs.resolve("worker-" + log + ".log")));
       } else {
         workers.add(
-            java(
+            ChildProcess.java(
                 ScaleOutWorker.class.getName(),
+                List.of(),
                 List.of("jdbc", pg.jdbcUrl(db)),
                 Map.of(),
                 logs.resolve("worker-" + log + ".log")));
@@ -289,47 +288,5 @@ public final class ScaleOut {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
-  }
-
-  /** A main class of this jar in a JVM of its own, its output in {@code log}. */
-  private static Process java(String main, List<String> args, Map<String, String> env, Path log)
-      throws IOException {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(System.getProperty("java.home") + "/bin/java");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(java);
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main));
-    cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().putAll(env);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    return pb.start();
-  }
-
-  private static void awaitReady(String url, Process server) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!server.isAlive()) {
-        throw new IllegalStateException("a server exited; see scale-out-logs");
-      }
-      try {
-        HttpResponse<Void> res =
-            http.send(
-                HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
-                HttpResponse.BodyHandlers.discarding());
-        if (res.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("a server was not ready within 60 s");
   }
 }

@@ -1,6 +1,10 @@
 package dev.pgworkflows.reliability;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +34,31 @@ final class ChildJvm {
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile()));
     pb.environment().putAll(env);
     return pb.start();
+  }
+
+  /**
+   * Waits until the server at {@code url} answers {@code /readyz} with 200, for up to 90 s; its
+   * output is in {@code output}, which the failure names.
+   */
+  static void awaitReady(String url, Path output) throws Exception {
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        int status =
+            http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
+                    HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+        if (status == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not up yet
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the server at " + url + " did not start; see " + output);
   }
 
   /** SIGKILL, and wait for the process to be gone. */

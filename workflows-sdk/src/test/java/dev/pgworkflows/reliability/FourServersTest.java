@@ -10,10 +10,6 @@ import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +61,7 @@ class FourServersTest {
         servers[i] = startServer(dir, i, envs.get(i));
       }
       for (int i = 0; i < SERVERS; i++) {
-        awaitReady(urls.get(i), dir, i);
+        ChildJvm.awaitReady(urls.get(i), dir.resolve("server-" + i + ".out"));
       }
       for (int i = 0; i < SERVERS; i++) {
         workers.add(worker(dir, "http-" + i, "http", urls.get(i)));
@@ -110,7 +106,7 @@ class FourServersTest {
         int ackedBeforeRestart = ackedBy[1].get();
         Thread.sleep(3_000);
         servers[1] = startServer(dir, 1, envs.get(1));
-        awaitReady(urls.get(1), dir, 1);
+        ChildJvm.awaitReady(urls.get(1), dir.resolve("server-1.out"));
         Thread.sleep(2_000);
         ChildJvm.kill(workers.get(2));
         Thread.sleep(6_000);
@@ -176,27 +172,5 @@ class FourServersTest {
   private static Process worker(Path dir, String name, String... args) throws IOException {
     return ChildJvm.start(
         ScaleOutWorkflow.class, dir.resolve("worker-" + name + ".out"), Map.of(), args);
-  }
-
-  private static void awaitReady(String url, Path dir, int i) throws Exception {
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        int status =
-            http.send(
-                    HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
-                    HttpResponse.BodyHandlers.discarding())
-                .statusCode();
-        if (status == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not up yet
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException(
-        "server " + i + " did not start; see " + dir.resolve("server-" + i + ".out"));
   }
 }

@@ -12,10 +12,6 @@ import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -128,23 +124,7 @@ class TwoServersTest {
 
   private static Process startA(Path dir, Map<String, String> env, String url) throws Exception {
     Process p = ChildJvm.start(Main.class, dir.resolve("server-a.out"), env);
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        int status =
-            http.send(
-                    HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
-                    HttpResponse.BodyHandlers.discarding())
-                .statusCode();
-        if (status == 200) {
-          return p;
-        }
-      } catch (java.io.IOException e) {
-        // not up yet
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("server A did not start; see " + dir.resolve("server-a.out"));
+    ChildJvm.awaitReady(url, dir.resolve("server-a.out"));
+    return p;
   }
 }

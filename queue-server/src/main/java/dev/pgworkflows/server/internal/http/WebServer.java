@@ -88,8 +88,7 @@ public final class WebServer {
                     graceful.setShutdownIdleTimeout(SHUTDOWN_IDLE_MS);
                     server.insertHandler(graceful);
                     server.setStopTimeout(STOP_TIMEOUT_MS);
-                    IdleConnections.outlast(server, LongPoll.MAX_WAIT);
-                    AcceptBacklog.raise(server);
+                    ConnectorSettings.apply(server, LongPoll.MAX_WAIT);
                   });
               // Jetty keeps a cache of header fields per connection, sized in trie nodes of 96
               // bytes: 1,024 by default, 96 KiB for every open connection once it has served a
