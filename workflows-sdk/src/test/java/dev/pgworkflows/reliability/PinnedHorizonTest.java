@@ -1,223 +1,53 @@
 package dev.pgworkflows.reliability;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.testing.TestDatabase;
-import dev.pgworkflows.workflows.RunInfo;
-import dev.pgworkflows.workflows.RunStatus;
-import dev.pgworkflows.workflows.StepInfo;
-import dev.pgworkflows.workflows.WorkflowClient;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A transaction left open in the workflows' database (an analytics session that began and went
- * idle) holds the horizon below which VACUUM may remove dead rows, so for as long as it stays open
- * nothing the queue and the runs leave behind is reclaimed. Under a steady load of starts (40 a
- * second, served by two worker JVMs), the runs finish as fast and nearly as soon while the
- * transaction is open as before it, and as before once it ends; every acknowledged start completes
- * once. It prints each phase's throughput, start-to-end p99 and the dead rows the hot tables hold.
+ * A transaction left open in the workflows' database (a session that began, took a transaction id
+ * and went idle) holds the horizon below which VACUUM may remove dead rows, so for as long as it
+ * stays open nothing the queue and the runs leave behind is reclaimed. Under a steady load the runs
+ * finish as fast and nearly as soon while it is open as before, and as before once it ends; every
+ * acknowledged start completes once ({@link PressureCell}).
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class PinnedHorizonTest {
-  private static final long START_EVERY_MS = 25;
-  private static final long BEFORE_MS = 20_000;
-  private static final long PINNED_MS = 60_000;
-  private static final long AFTER_MS = 30_000;
-
-  /** What a phase did: runs started, their start-to-end p99, and dead rows at its end. */
-  private record Phase(String name, int runs, double seconds, long p99Ms, Map<String, Long> dead) {
-    double perSecond() {
-      return runs / seconds;
-    }
-  }
 
   @Test
   void aTransactionLeftOpenSlowsNothingAndLosesNothing(@TempDir Path dir) throws Exception {
-    TestDatabase db = TestDatabase.fresh();
-    try (TestServer server = TestServer.start(db, Map.of())) {
-      List<Process> workers = new ArrayList<>();
-      try {
-        for (int i = 0; i < 2; i++) {
-          workers.add(
-              ChildJvm.start(
-                  ScaleOutWorkflow.class,
-                  dir.resolve("worker-" + i + ".out"),
-                  Map.of(),
-                  "http",
-                  server.url()));
-        }
-        WorkflowClient client = WorkflowClient.connect(server.url());
-        Map<Long, Integer> acked = new ConcurrentHashMap<>();
-        Map<Long, String> phaseOf = new ConcurrentHashMap<>();
-        AtomicReference<String> phase = new AtomicReference<>("warm-up");
-        AtomicBoolean producing = new AtomicBoolean(true);
-        AtomicInteger inputs = new AtomicInteger();
-        Thread producer =
-            new Thread(
-                () -> {
-                  long next = System.nanoTime();
-                  while (producing.get()) {
-                    int n = inputs.incrementAndGet();
-                    try {
-                      long id = client.start(ScaleOutWorkflow.NAME, n).runId();
-                      acked.put(id, n);
-                      phaseOf.put(id, phase.get());
-                    } catch (RuntimeException e) {
-                      // not acknowledged: not counted
-                    }
-                    next += TimeUnit.MILLISECONDS.toNanos(START_EVERY_MS);
-                    long wait = next - System.nanoTime();
-                    if (wait > 0) {
-                      try {
-                        TimeUnit.NANOSECONDS.sleep(wait);
-                      } catch (InterruptedException e) {
-                        return;
-                      }
-                    }
-                  }
-                },
-                "producer");
-        producer.start();
-        Map<String, Long> seconds = new LinkedHashMap<>();
-        Map<String, Map<String, Long>> dead = new LinkedHashMap<>();
-        try (Connection pin = db.connect();
-            Connection stats = db.connect()) {
-          Thread.sleep(5_000); // workers up and warm
-          phase.set("before");
-          Thread.sleep(BEFORE_MS);
-          dead.put("before", deadRows(stats));
-          seconds.put("before", BEFORE_MS);
-          pin.setAutoCommit(false);
-          try (Statement s = pin.createStatement()) {
-            s.execute("SELECT txid_current()"); // holds an xid: the horizon stays here
-          }
-          phase.set("pinned");
-          Thread.sleep(PINNED_MS);
-          dead.put("pinned", deadRows(stats));
-          seconds.put("pinned", PINNED_MS);
-          pin.rollback();
-          phase.set("after");
-          Thread.sleep(AFTER_MS);
-          seconds.put("after", AFTER_MS);
-          producing.set(false);
-          producer.join();
-          awaitAll(client, acked);
-          dead.put("after", deadRows(stats));
-        } finally {
-          producing.set(false);
-          producer.join();
-        }
-        List<Phase> phases = new ArrayList<>();
-        for (String name : seconds.keySet()) {
-          List<Long> latencies = latencies(db, phaseOf, name);
-          phases.add(
-              new Phase(
-                  name,
-                  latencies.size(),
-                  seconds.get(name) / 1000.0,
-                  p99(latencies),
-                  dead.get(name)));
-        }
-        for (Phase p : phases) {
-          System.out.printf(
-              "pinned horizon, %s: %d runs, %.1f runs/s, start to end p99 %d ms, dead rows %s%n",
-              p.name(), p.runs(), p.perSecond(), p.p99Ms(), p.dead());
-        }
-        for (Map.Entry<Long, Integer> e : acked.entrySet()) {
-          RunInfo run = client.get(ScaleOutWorkflow.NAME, e.getKey());
-          assertThat(run.output().asInt())
-              .as("run %d", e.getKey())
-              .isEqualTo(ScaleOutWorkflow.expected(e.getValue()));
-          assertThat(client.steps(ScaleOutWorkflow.NAME, e.getKey()))
-              .extracting(StepInfo::name)
-              .containsExactly("a", "b", "c");
-        }
-        Phase before = phases.get(0);
-        for (Phase p : phases.subList(1, phases.size())) {
-          assertThat(p.perSecond())
-              .as("%s: runs a second against %s before", p.name(), before.perSecond())
-              .isGreaterThan(before.perSecond() * 0.9);
-          assertThat(p.p99Ms())
-              .as("%s: start-to-end p99 against %d ms before", p.name(), before.p99Ms())
-              .isLessThan(Math.max(2 * before.p99Ms(), before.p99Ms() + 500));
-        }
-      } finally {
-        for (Process w : workers) {
-          ChildJvm.kill(w);
-        }
-      }
-    }
-  }
+    PressureCell.assertHeld(
+        PressureCell.run(
+            dir,
+            "pinned horizon",
+            Duration.ofSeconds(20),
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(30),
+            new PressureCell.Disturbance() {
+              private Connection pin;
 
-  private static void awaitAll(WorkflowClient client, Map<Long, Integer> acked)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    for (long id : acked.keySet()) {
-      while (client.get(ScaleOutWorkflow.NAME, id).status() != RunStatus.COMPLETED) {
-        assertThat(System.nanoTime()).as("run %d unfinished after 60 s", id).isLessThan(deadline);
-        Thread.sleep(50);
-      }
-    }
-  }
+              @Override
+              public void begin(TestDatabase db) throws Exception {
+                pin = db.connect();
+                pin.setAutoCommit(false);
+                try (Statement s = pin.createStatement()) {
+                  s.execute("SELECT txid_current()"); // holds an xid: the horizon stays here
+                }
+              }
 
-  /** Start-to-end milliseconds of the runs started in {@code phase}, from the run rows. */
-  private static List<Long> latencies(TestDatabase db, Map<Long, String> phaseOf, String phase)
-      throws Exception {
-    List<Long> out = new ArrayList<>();
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT run_id, (extract(epoch FROM completed_at - started_at) * 1000)::bigint"
-                    + " FROM queue.workflow_run WHERE status = 'completed'")) {
-      while (rs.next()) {
-        if (phase.equals(phaseOf.get(rs.getLong(1)))) {
-          out.add(rs.getLong(2));
-        }
-      }
-    }
-    return out;
-  }
-
-  private static long p99(List<Long> xs) {
-    List<Long> s = xs.stream().sorted().toList();
-    return s.isEmpty() ? 0 : s.get(Math.min(s.size() - 1, (int) Math.ceil(s.size() * 0.99) - 1));
-  }
-
-  /** Dead rows of the hot tables: the runs, the journal and the workflow's queue. */
-  private static Map<String, Long> deadRows(Connection c) throws Exception {
-    Map<String, Long> out = new LinkedHashMap<>();
-    try (Statement s = c.createStatement()) {
-      s.execute("SELECT pg_stat_clear_snapshot()");
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT relname, n_dead_tup FROM pg_stat_user_tables WHERE schemaname = 'queue'"
-                  + " AND relname IN ('workflow_run', 'workflow_step', 'q___wf_"
-                  + ScaleOutWorkflow.NAME
-                  + "') ORDER BY relname")) {
-        while (rs.next()) {
-          out.put(rs.getString(1), rs.getLong(2));
-        }
-      }
-    }
-    return out;
+              @Override
+              public void end() throws Exception {
+                pin.rollback();
+                pin.close();
+              }
+            }));
   }
 }
