@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.testing.TestDatabase;
+import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.RunInfo;
 import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.WorkflowClient;
+import dev.pgworkflows.workflows.WorkflowException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -33,6 +35,9 @@ import java.util.concurrent.atomic.AtomicReference;
 final class PressureCell {
   private static final long START_EVERY_MS = 25;
 
+  /** The cell's own session (for the dead rows), which a disturbance leaves alone. */
+  static final String APPLICATION_NAME = "pressure-cell";
+
   /** Something done to the database for a while: begun, held, ended. */
   interface Disturbance {
     void begin(TestDatabase db) throws Exception;
@@ -47,10 +52,13 @@ final class PressureCell {
     }
   }
 
+  /** The phases, before first, and the refused starts by what refused them. */
+  record Result(List<Phase> phases, Map<String, Integer> refusals) {}
+
   private PressureCell() {}
 
-  /** Runs the three phases around {@code disturbance}; returns them, before first. */
-  static List<Phase> run(
+  /** Runs the three phases around {@code disturbance}. */
+  static Result run(
       Path dir, String what, Duration before, Duration during, Duration after, Disturbance d)
       throws Exception {
     TestDatabase db = TestDatabase.fresh();
@@ -69,15 +77,19 @@ final class PressureCell {
         WorkflowClient client = WorkflowClient.connect(server.url());
         Map<Long, Integer> acked = new ConcurrentHashMap<>();
         Map<Long, String> phaseOf = new ConcurrentHashMap<>();
+        Map<String, Integer> refusals = new ConcurrentHashMap<>();
         AtomicReference<String> phase = new AtomicReference<>("warm-up");
         AtomicBoolean producing = new AtomicBoolean(true);
-        Thread producer = producer(client, acked, phaseOf, phase, producing);
+        Thread producer = producer(client, acked, phaseOf, refusals, phase, producing);
         Map<String, Duration> lengths = new LinkedHashMap<>();
         lengths.put("before", before);
         lengths.put("during", during);
         lengths.put("after", after);
         Map<String, Map<String, Long>> dead = new LinkedHashMap<>();
         try (Connection stats = db.connect()) {
+          try (Statement s = stats.createStatement()) {
+            s.execute("SET application_name = '" + APPLICATION_NAME + "'");
+          }
           Thread.sleep(5_000); // workers up and warm
           phase.set("before");
           Thread.sleep(before.toMillis());
@@ -125,7 +137,8 @@ final class PressureCell {
               .extracting(StepInfo::name)
               .containsExactly("a", "b", "c");
         }
-        return phases;
+        System.out.printf("%s: refused starts %s%n", what, refusals);
+        return new Result(phases, refusals);
       } finally {
         for (Process w : workers) {
           ChildJvm.kill(w);
@@ -138,7 +151,8 @@ final class PressureCell {
    * The phases during and after the disturbance kept 0.9 of the throughput before it, and a
    * start-to-end p99 under twice the one before (or that plus 500 ms, when it is short).
    */
-  static void assertHeld(List<Phase> phases) {
+  static void assertHeld(Result r) {
+    List<Phase> phases = r.phases();
     Phase before = phases.get(0);
     for (Phase p : phases.subList(1, phases.size())) {
       assertThat(p.perSecond())
@@ -154,6 +168,7 @@ final class PressureCell {
       WorkflowClient client,
       Map<Long, Integer> acked,
       Map<Long, String> phaseOf,
+      Map<String, Integer> refusals,
       AtomicReference<String> phase,
       AtomicBoolean producing) {
     AtomicInteger inputs = new AtomicInteger();
@@ -167,8 +182,14 @@ final class PressureCell {
                   long id = client.start(ScaleOutWorkflow.NAME, n).runId();
                   acked.put(id, n);
                   phaseOf.put(id, phase.get());
+                } catch (ApiException e) {
+                  refusals.merge("HTTP " + e.status(), 1, Integer::sum); // not acknowledged
+                } catch (WorkflowException e) {
+                  // The SDK's answer for a server it could not reach or that could not serve (502
+                  // to 504): retry with the same idempotency key. Not acknowledged.
+                  refusals.merge("WorkflowException", 1, Integer::sum);
                 } catch (RuntimeException e) {
-                  // not acknowledged: not counted
+                  refusals.merge(e.getClass().getName(), 1, Integer::sum); // not acknowledged
                 }
                 next += TimeUnit.MILLISECONDS.toNanos(START_EVERY_MS);
                 long wait = next - System.nanoTime();
