@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pgworkflows.testing.PostgresServer;
+import dev.pgworkflows.testing.Psql;
 import dev.pgworkflows.testing.TestDatabase;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,7 +21,7 @@ class PartitioningScriptTest {
 
   @Test
   void theScriptMeasuresBothLayoutsAndLeavesNothingBehind() throws Exception {
-    assumeTrue(psqlInstalled(), "psql is not on the PATH");
+    assumeTrue(Psql.installed(), "psql is not on the PATH");
     PostgresServer pg = PostgresServer.get();
     TestDatabase db = TestDatabase.blank();
     ProcessBuilder pb =
@@ -50,18 +48,5 @@ class PartitioningScriptTest {
       rs.next();
       assertThat(rs.getInt(1)).as("schema partbench left behind").isZero();
     }
-  }
-
-  private static boolean psqlInstalled() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, "psql"))) {
-        return true;
-      }
-    }
-    return false;
   }
 }

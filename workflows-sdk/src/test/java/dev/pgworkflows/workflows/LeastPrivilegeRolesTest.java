@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.pgworkflows.sql.Migrator;
+import dev.pgworkflows.testing.Psql;
 import dev.pgworkflows.testing.TestDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -54,7 +55,7 @@ class LeastPrivilegeRolesTest {
     }
     String block = ReadmeTransactionalStartTest.block(HEADING, "```sql");
     assertThat(block).contains("\\i sql/roles.sql").contains(WORKER).contains(CLIENT);
-    if (ReadmeTransactionalStartTest.psqlInstalled()) {
+    if (Psql.installed()) {
       ReadmeTransactionalStartTest.psql(db, block, Path.of(".."));
       return;
     }

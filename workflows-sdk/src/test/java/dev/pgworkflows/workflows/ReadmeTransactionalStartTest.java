@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pgworkflows.testing.PostgresServer;
+import dev.pgworkflows.testing.Psql;
 import dev.pgworkflows.testing.TestDatabase;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +60,7 @@ class ReadmeTransactionalStartTest {
 
   @Test
   void theBlockStartsOneRunWithTheRowAndItsKeyGivesItBackOnASecondRun() throws Exception {
-    assumeTrue(psqlInstalled(), "psql is not on the PATH");
+    assumeTrue(Psql.installed(), "psql is not on the PATH");
     TestDatabase db = TestDatabase.fresh();
     String sql = block();
     String first = psql(db, sql);
@@ -84,7 +84,7 @@ class ReadmeTransactionalStartTest {
 
   @Test
   void theBlockWithRollbackInPlaceOfCommitLeavesNeitherTheRowNorTheRun() throws Exception {
-    assumeTrue(psqlInstalled(), "psql is not on the PATH");
+    assumeTrue(Psql.installed(), "psql is not on the PATH");
     TestDatabase db = TestDatabase.fresh();
     String sql = block();
     assertThat(sql).contains("COMMIT;");
@@ -182,19 +182,6 @@ class ReadmeTransactionalStartTest {
 
   private static String literal(String s) {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
-
-  static boolean psqlInstalled() {
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, "psql"))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
