@@ -42,7 +42,8 @@ class AnalyticsReadersTest {
               private final List<Thread> readers = new ArrayList<>();
 
               @Override
-              public void begin(TestDatabase db) {
+              public void begin(PressureCell.Target target) {
+                TestDatabase db = target.db();
                 for (int i = 0; i < READERS; i++) {
                   Thread t = new Thread(() -> scan(db), "analytics-" + i);
                   t.start();

@@ -35,7 +35,8 @@ class PinnedHorizonTest {
               private Connection pin;
 
               @Override
-              public void begin(TestDatabase db) throws Exception {
+              public void begin(PressureCell.Target target) throws Exception {
+                TestDatabase db = target.db();
                 pin = db.connect();
                 pin.setAutoCommit(false);
                 try (Statement s = pin.createStatement()) {

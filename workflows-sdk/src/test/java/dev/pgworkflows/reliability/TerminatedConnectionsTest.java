@@ -43,7 +43,8 @@ class TerminatedConnectionsTest {
               private Thread killer;
 
               @Override
-              public void begin(TestDatabase db) {
+              public void begin(PressureCell.Target target) {
+                TestDatabase db = target.db();
                 killer = new Thread(() -> kill(db), "terminator");
                 killer.start();
               }

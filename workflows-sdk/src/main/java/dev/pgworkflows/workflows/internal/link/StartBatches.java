@@ -20,14 +20,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts from many threads, sent together. A caller queues its start and, if fewer than {@value
- * #SENDERS} sends are in flight, sends everything that is waiting itself; otherwise it waits for a
- * sender to take its start along. No thread of its own and no deliberate delay: a lone start goes
- * out at once as a single start, while starts that arrive during a send share the next one (grouped
- * by workflow, up to {@value #MAX_BATCH} a send), which the engine commits together, over HTTP or
- * over JDBC alike.
+ * #SENDERS} sends are in flight, sends what is waiting itself; otherwise it waits for a sender to
+ * take its start along. No thread of its own and no deliberate delay: a lone start goes out at once
+ * as a single start, while starts that arrive during a send share the next one (grouped by
+ * workflow, up to {@value #MAX_BATCH} a send), which the engine commits together, over HTTP or over
+ * JDBC alike.
+ *
+ * <p>A sender sends only until its own start is answered, then hands the turn to the start now
+ * first in line, whose caller sends next. So a call lasts about as long as the sends ahead of it
+ * and its own, never as long as others keep arriving: with a server that answers each send only
+ * after its 5 s wait for a database connection, a sender that kept sending for everyone held its
+ * own caller for as long as the outage lasted.
  */
 public final class StartBatches {
   /** How a batch goes out: one start, or many of one workflow. */
@@ -41,8 +48,19 @@ public final class StartBatches {
   static final int MAX_BATCH = 100;
   private static final int SENDERS = 2;
 
+  /** The longest a waiting caller sleeps before it looks again for a free send (a backstop). */
+  private static final long RECHECK_MS = 50;
+
+  /**
+   * A start waiting for its answer; {@code wake} is released when the answer comes or when the turn
+   * to send is handed to it.
+   */
   private record Pending(
-      String workflow, StartRequest body, Context context, CompletableFuture<StartResult> answer) {}
+      String workflow,
+      StartRequest body,
+      Context context,
+      CompletableFuture<StartResult> answer,
+      Semaphore wake) {}
 
   private final Sender sender;
   private final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
@@ -58,20 +76,33 @@ public final class StartBatches {
    * the request could not be made.
    */
   public StartResult start(String workflow, StartRequest body) {
-    Pending p = new Pending(workflow, body, Context.current(), new CompletableFuture<>());
+    Pending p =
+        new Pending(workflow, body, Context.current(), new CompletableFuture<>(), new Semaphore(0));
     waiting.add(p);
-    // Whoever holds a permit sends until nothing waits; a start queued while both permits were
-    // held is seen by the holder's check after it lets go, so none is left behind.
-    do {
-      if (!sending.tryAcquire()) {
-        break;
+    // Whoever holds a permit sends until its own start is answered, then wakes the start first in
+    // line, whose caller sends next; a caller that missed a wake-up looks again within RECHECK_MS.
+    try {
+      while (!p.answer().isDone()) {
+        if (sending.tryAcquire()) {
+          try {
+            sendOnce();
+          } finally {
+            sending.release();
+          }
+          if (p.answer().isDone()) {
+            Pending next = waiting.peek();
+            if (next != null) {
+              next.wake().release();
+            }
+          }
+        } else {
+          p.wake().tryAcquire(RECHECK_MS, TimeUnit.MILLISECONDS);
+        }
       }
-      try {
-        sendWaiting();
-      } finally {
-        sending.release();
-      }
-    } while (!waiting.isEmpty());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServerUnavailableException("interrupted while starting a run", e);
+    }
     try {
       return p.answer().get();
     } catch (ExecutionException e) {
@@ -85,22 +116,20 @@ public final class StartBatches {
     }
   }
 
-  private void sendWaiting() {
+  /** Sends the starts first in line (up to {@link #MAX_BATCH}), one send per workflow. */
+  private void sendOnce() {
     List<Pending> taken = new ArrayList<>();
     Pending next;
-    while (true) {
-      taken.clear();
-      while (taken.size() < MAX_BATCH && (next = waiting.poll()) != null) {
-        taken.add(next);
-      }
-      if (taken.isEmpty()) {
-        return;
-      }
-      Map<String, List<Pending>> byWorkflow = new LinkedHashMap<>();
-      for (Pending p : taken) {
-        byWorkflow.computeIfAbsent(p.workflow(), k -> new ArrayList<>()).add(p);
-      }
-      byWorkflow.forEach(this::send);
+    while (taken.size() < MAX_BATCH && (next = waiting.poll()) != null) {
+      taken.add(next);
+    }
+    Map<String, List<Pending>> byWorkflow = new LinkedHashMap<>();
+    for (Pending p : taken) {
+      byWorkflow.computeIfAbsent(p.workflow(), k -> new ArrayList<>()).add(p);
+    }
+    byWorkflow.forEach(this::send);
+    for (Pending p : taken) {
+      p.wake().release();
     }
   }
 
