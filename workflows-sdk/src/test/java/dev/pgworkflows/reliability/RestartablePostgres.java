@@ -26,7 +26,12 @@ final class RestartablePostgres implements AutoCloseable {
   }
 
   static RestartablePostgres start() throws IOException {
-    Path dir = Files.createTempDirectory("pgwf-restart");
+    return start(Files.createTempDirectory("pgwf-restart"));
+  }
+
+  /** A new cluster in {@code dir} (made, or emptied first). */
+  static RestartablePostgres start(Path dir) throws IOException {
+    Files.createDirectories(dir);
     EmbeddedPostgres pg =
         EmbeddedPostgres.builder()
             .setDataDirectory(dir)
@@ -61,6 +66,15 @@ final class RestartablePostgres implements AutoCloseable {
 
   String jdbcUrl() {
     return zonky.getJdbcUrl("postgres", "postgres");
+  }
+
+  /** Whether its postmaster runs. */
+  boolean isUp() {
+    try {
+      return postmaster(dataDir).isAlive();
+    } catch (IllegalStateException e) {
+      return false;
+    }
   }
 
   /** Immediate shutdown: no checkpoint, every connection cut. */

@@ -28,8 +28,9 @@ public final class DatabaseException extends RuntimeException {
 
   /**
    * The status for an SQLSTATE raised by the SQL functions: 4xx for bad input, 503 when the
-   * database is unreachable, read-only (a standby, during a failover), cancelled a statement at its
-   * timeout or rolled the transaction back to break a deadlock, 500 for anything else.
+   * database is unreachable, read-only (a standby, during a failover), out of a resource (disk,
+   * memory, connections), cancelled a statement at its timeout or rolled the transaction back to
+   * break a deadlock, 500 for anything else.
    */
   public int status() {
     String state = sqlState() == null ? "" : sqlState();
@@ -61,12 +62,14 @@ public final class DatabaseException extends RuntimeException {
     // 57014: the statement ran past WORKFLOWS_DB_STATEMENT_TIMEOUT_MS (a database too busy).
     // 25006: a read-only transaction, as on a standby that a connection reached during a
     // failover; the next connection finds the new primary.
+    // 53xxx: the database lacks a resource for now: its disk is full (53100), its memory (53200),
+    // its connection slots (53300).
     if (state.startsWith("08")
         || state.equals("57014")
         || state.equals("25006")
         || state.startsWith("40")
         || state.startsWith("57P")
-        || state.equals("53300")
+        || state.startsWith("53")
         || cause instanceof java.sql.SQLTransientConnectionException
         || cause instanceof java.sql.SQLNonTransientConnectionException
         || cause instanceof java.sql.SQLRecoverableException) {
