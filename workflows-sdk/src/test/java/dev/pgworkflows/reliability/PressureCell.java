@@ -301,7 +301,7 @@ final class PressureCell {
   }
 
   /** Waits (up to three minutes) until the runs {@code ids} have completed. */
-  private static void awaitAll(TestDatabase db, Set<Long> ids) throws Exception {
+  static void awaitAll(TestDatabase db, Set<Long> ids) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     int runs = ids.size();
     try (Connection c = db.connect();
@@ -331,8 +331,7 @@ final class PressureCell {
    * Every acknowledged run completed with the answer its input gives, after exactly the steps a, b
    * and c in that order; and no run exists that was not acknowledged or refused.
    */
-  private static void assertEachRanOnce(TestDatabase db, Map<Long, Integer> acked)
-      throws Exception {
+  static void assertEachRanOnce(TestDatabase db, Map<Long, Integer> acked) throws Exception {
     Map<Long, String> seen = new HashMap<>();
     try (Connection c = db.connect();
         Statement s = c.createStatement();

@@ -1,0 +1,122 @@
+package dev.pgworkflows.reliability;
+
+import dev.pgworkflows.workflows.Match;
+import dev.pgworkflows.workflows.Retry;
+import dev.pgworkflows.workflows.RunStream;
+import dev.pgworkflows.workflows.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The upgrade test's workflows, one per state a run can be in when its server is replaced by a
+ * newer one: asleep, waiting for a signal, retrying a failing step, queued behind its concurrency
+ * key, started with a delay, paused by an operator, half-way through writing a stream, and inside a
+ * step. Each answer shows the path the run took.
+ */
+final class UpgradeWorkflows {
+  static final Duration WAIT = Duration.ofMinutes(10);
+
+  private UpgradeWorkflows() {}
+
+  /** Step, a 10 s sleep, step. */
+  static final Workflow<String, String> SLEEPING =
+      Workflow.define("up-sleeping", String.class, String.class)
+          .run(
+              (ctx, in) -> {
+                String a = ctx.step().run("before", String.class, () -> in + "-a");
+                ctx.step().sleep("nap", Duration.ofSeconds(10));
+                return ctx.step().run("after", String.class, () -> a + "-slept");
+              });
+
+  /** Waits for the signal {@code go} and answers with its payload. */
+  static final Workflow<String, String> SIGNALLED =
+      Workflow.define("up-signalled", String.class, String.class)
+          .run(
+              (ctx, in) ->
+                  in
+                      + "-"
+                      + ctx.step()
+                          .waitForEvent("go", String.class, Match.any(), WAIT)
+                          .orElse("timed out"));
+
+  /** A step that fails until the instant its input names (epoch ms), retried every 3 s. */
+  static final Workflow<Long, String> RETRYING =
+      Workflow.define("up-retrying", Long.class, String.class)
+          .run(
+              (ctx, failUntil) ->
+                  ctx.step()
+                      .run(
+                          "flaky",
+                          String.class,
+                          () -> {
+                            if (Instant.now().toEpochMilli() < failUntil) {
+                              throw new IllegalStateException("not yet");
+                            }
+                            return "recovered";
+                          },
+                          Retry.fixed(20, Duration.ofSeconds(3))));
+
+  /** One run per concurrency key at a time; each waits for the signal {@code go}. */
+  static final Workflow<String, String> KEYED =
+      Workflow.define("up-keyed", String.class, String.class)
+          .concurrency(1)
+          .run(
+              (ctx, in) ->
+                  in
+                      + "-"
+                      + ctx.step()
+                          .waitForEvent("go", String.class, Match.any(), WAIT)
+                          .orElse("timed out"));
+
+  /** One step; started with a delay that ends after the upgrade. */
+  static final Workflow<String, String> DELAYED =
+      Workflow.define("up-delayed", String.class, String.class)
+          .run((ctx, in) -> ctx.step().run("only", String.class, () -> in + "-ran"));
+
+  /** Step, a 3 s sleep, step: paused by an operator during the sleep. */
+  static final Workflow<String, String> PAUSED =
+      Workflow.define("up-paused", String.class, String.class)
+          .run(
+              (ctx, in) -> {
+                String a = ctx.step().run("before", String.class, () -> in + "-a");
+                ctx.step().sleep("nap", Duration.ofSeconds(3));
+                return ctx.step().run("after", String.class, () -> a + "-resumed");
+              });
+
+  /** Writes 1 and 2 to its stream, waits for {@code more}, writes 3. */
+  static final Workflow<String, String> STREAMING =
+      Workflow.define("up-streaming", String.class, String.class)
+          .run(
+              (ctx, in) -> {
+                RunStream progress = ctx.stream("progress");
+                ctx.step()
+                    .run(
+                        "first",
+                        () -> {
+                          progress.write(1);
+                          progress.write(2);
+                        });
+                ctx.step().waitForEvent("more", String.class, Match.any(), WAIT);
+                ctx.step().run("second", () -> progress.write(3));
+                progress.close();
+                return in + "-streamed";
+              });
+
+  /** A step that takes 8 s: the server is replaced while it runs. */
+  static final Workflow<String, String> IN_STEP =
+      Workflow.define("up-in-step", String.class, String.class)
+          .run(
+              (ctx, in) ->
+                  ctx.step()
+                      .run(
+                          "slow",
+                          String.class,
+                          () -> {
+                            Thread.sleep(8_000);
+                            return in + "-done";
+                          }));
+
+  static final List<Workflow<?, ?>> ALL =
+      List.of(SLEEPING, SIGNALLED, RETRYING, KEYED, DELAYED, PAUSED, STREAMING, IN_STEP);
+}
