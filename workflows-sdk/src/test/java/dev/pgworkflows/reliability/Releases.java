@@ -80,7 +80,7 @@ final class Releases {
     return jar;
   }
 
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     Path p = Path.of("").toAbsolutePath();
     while (p != null && !Files.exists(p.resolve(".git"))) {
       p = p.getParent();
