@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * first, in the same cell: a burst of 3,000 starts made as fast as 64 callers can, and the runs
  * that complete a second while a backlog remains. The overload then starts runs at 1.5 times that
  * rate for 60 s: no start is refused, every acknowledged run completes once, and the backlog is
- * gone by the end of the minute after ({@link PressureCell}).
+ * gone by the end of the 45 s after ({@link PressureCell}).
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 @Tag("reliability")
@@ -34,9 +34,9 @@ class OverloadTest {
         PressureCell.run(
             dir,
             "1.5 times the sustainable load for a minute",
-            Duration.ofSeconds(15),
+            Duration.ofSeconds(10),
             Duration.ofSeconds(60),
-            Duration.ofSeconds(60),
+            Duration.ofSeconds(45),
             new PressureCell.Disturbance() {
               @Override
               public void prepare(PressureCell.Target t) throws Exception {
