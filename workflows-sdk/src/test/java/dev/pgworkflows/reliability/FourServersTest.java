@@ -2,22 +2,18 @@ package dev.pgworkflows.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pgworkflows.server.Main;
 import dev.pgworkflows.testing.TestDatabase;
 import dev.pgworkflows.workflows.RunInfo;
 import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -44,14 +40,8 @@ class FourServersTest {
     List<Map<String, String>> envs = new ArrayList<>();
     List<String> urls = new ArrayList<>();
     for (int i = 0; i < SERVERS; i++) {
-      int port = freePort();
-      Map<String, String> env = new HashMap<>();
-      env.put("WORKFLOWS_PORT", Integer.toString(port));
-      env.put("DATABASE_URL", db.jdbcUrl());
-      env.put("WORKFLOWS_DATABASE_USER", db.user());
-      env.put("WORKFLOWS_DATABASE_PASSWORD", db.password());
-      env.put("WORKFLOWS_DB_POOL_SIZE", "6");
-      envs.add(env);
+      int port = ServerJvms.freePort();
+      envs.add(ServerJvms.env(db, port));
       urls.add("http://localhost:" + port);
     }
     Process[] servers = new Process[SERVERS];
@@ -69,57 +59,39 @@ class FourServersTest {
       for (int i = 0; i < 2; i++) {
         workers.add(worker(dir, "jdbc-" + i, "jdbc", db.jdbcUrl(), db.user(), db.password()));
       }
-      List<WorkflowClient> clients = urls.stream().map(WorkflowClient::connect).toList();
       Map<Long, Integer> acked = new ConcurrentHashMap<>();
-      AtomicInteger[] ackedBy = new AtomicInteger[SERVERS];
-      AtomicBoolean producing = new AtomicBoolean(true);
+      Map<String, Integer> refusals = new ConcurrentHashMap<>();
       AtomicInteger inputs = new AtomicInteger();
-      List<Thread> producers = new ArrayList<>();
+      List<SteadyStarts> producers = new ArrayList<>();
       for (int i = 0; i < SERVERS; i++) {
-        ackedBy[i] = new AtomicInteger();
-        int server = i;
-        Thread t =
-            new Thread(
-                () -> {
-                  while (producing.get()) {
-                    int n = inputs.incrementAndGet();
-                    try {
-                      acked.put(clients.get(server).start(ScaleOutWorkflow.NAME, n).runId(), n);
-                      ackedBy[server].incrementAndGet();
-                    } catch (RuntimeException e) {
-                      // not acknowledged: not counted
-                    }
-                    try {
-                      Thread.sleep(START_EVERY_MS);
-                    } catch (InterruptedException e) {
-                      return;
-                    }
-                  }
-                },
-                "producer-" + i);
-        t.start();
-        producers.add(t);
+        producers.add(
+            new SteadyStarts(
+                "producer-" + i,
+                WorkflowClient.connect(urls.get(i)),
+                START_EVERY_MS,
+                inputs,
+                acked,
+                refusals));
       }
       try {
         Thread.sleep(6_000);
         ChildJvm.kill(servers[1]);
-        int ackedBeforeRestart = ackedBy[1].get();
+        int ackedBeforeRestart = producers.get(1).acked();
         Thread.sleep(3_000);
         servers[1] = startServer(dir, 1, envs.get(1));
         ChildJvm.awaitReady(urls.get(1), dir.resolve("server-1.out"));
         Thread.sleep(2_000);
         ChildJvm.kill(workers.get(2));
         Thread.sleep(6_000);
-        assertThat(ackedBy[1].get())
+        assertThat(producers.get(1).acked())
             .as("starts acknowledged by the restarted server")
             .isGreaterThan(ackedBeforeRestart);
       } finally {
-        producing.set(false);
-        for (Thread t : producers) {
-          t.join();
+        for (SteadyStarts p : producers) {
+          p.close();
         }
       }
-      WorkflowClient reader = clients.get(1);
+      WorkflowClient reader = WorkflowClient.connect(urls.get(1));
       long t0 = System.nanoTime();
       long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
       for (Map.Entry<Long, Integer> e : acked.entrySet()) {
@@ -143,9 +115,9 @@ class FourServersTest {
       System.out.printf(
           "four servers, six workers: %d acknowledged starts (%s by server), all completed once;"
               + " the last %d ms after the load stopped%n",
-          acked.size(), List.of(ackedBy), (System.nanoTime() - t0) / 1_000_000);
-      for (AtomicInteger n : ackedBy) {
-        assertThat(n.get()).as("starts acknowledged by each server").isGreaterThan(20);
+          acked.size(), producers, (System.nanoTime() - t0) / 1_000_000);
+      for (SteadyStarts p : producers) {
+        assertThat(p.acked()).as("starts acknowledged by each server").isGreaterThan(20);
       }
     } finally {
       for (Process p : workers) {
@@ -159,14 +131,8 @@ class FourServersTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   private static Process startServer(Path dir, int i, Map<String, String> env) throws IOException {
-    return ChildJvm.start(Main.class, dir.resolve("server-" + i + ".out"), env);
+    return ServerJvms.current(dir.resolve("server-" + i + ".out"), env);
   }
 
   private static Process worker(Path dir, String name, String... args) throws IOException {

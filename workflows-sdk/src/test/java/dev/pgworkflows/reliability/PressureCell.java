@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.testing.TestDatabase;
-import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.WorkflowClient;
-import dev.pgworkflows.workflows.WorkflowException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -258,17 +256,8 @@ final class PressureCell {
                           long id = client.start(ScaleOutWorkflow.NAME, n).runId();
                           acked.put(id, n);
                           phaseOf.put(id, in);
-                        } catch (ApiException e) {
-                          refusals.merge("HTTP " + e.status(), 1, Integer::sum);
-                          lastRefusal.set(System.nanoTime()); // not acknowledged
-                        } catch (WorkflowException e) {
-                          // The SDK's answer for a server it could not reach or that could not
-                          // serve (502 to 504): retry with the same idempotency key. Not
-                          // acknowledged.
-                          refusals.merge("WorkflowException", 1, Integer::sum);
-                          lastRefusal.set(System.nanoTime());
                         } catch (RuntimeException e) {
-                          refusals.merge(e.getClass().getName(), 1, Integer::sum);
+                          refusals.merge(SteadyStarts.kind(e), 1, Integer::sum); // not acknowledged
                           lastRefusal.set(System.nanoTime());
                         } finally {
                           slowest.merge(

@@ -21,13 +21,7 @@ final class UpgradeWorkflows {
 
   /** Step, a 10 s sleep, step. */
   static final Workflow<String, String> SLEEPING =
-      Workflow.define("up-sleeping", String.class, String.class)
-          .run(
-              (ctx, in) -> {
-                String a = ctx.step().run("before", String.class, () -> in + "-a");
-                ctx.step().sleep("nap", Duration.ofSeconds(10));
-                return ctx.step().run("after", String.class, () -> a + "-slept");
-              });
+      stepSleepStep("up-sleeping", Duration.ofSeconds(10), "-slept");
 
   /** Waits for the signal {@code go} and answers with its payload. */
   static final Workflow<String, String> SIGNALLED =
@@ -76,13 +70,7 @@ final class UpgradeWorkflows {
 
   /** Step, a 3 s sleep, step: paused by an operator during the sleep. */
   static final Workflow<String, String> PAUSED =
-      Workflow.define("up-paused", String.class, String.class)
-          .run(
-              (ctx, in) -> {
-                String a = ctx.step().run("before", String.class, () -> in + "-a");
-                ctx.step().sleep("nap", Duration.ofSeconds(3));
-                return ctx.step().run("after", String.class, () -> a + "-resumed");
-              });
+      stepSleepStep("up-paused", Duration.ofSeconds(3), "-resumed");
 
   /** Writes 1 and 2 to its stream, waits for {@code more}, writes 3. */
   static final Workflow<String, String> STREAMING =
@@ -116,6 +104,16 @@ final class UpgradeWorkflows {
                             Thread.sleep(8_000);
                             return in + "-done";
                           }));
+
+  private static Workflow<String, String> stepSleepStep(String name, Duration nap, String suffix) {
+    return Workflow.define(name, String.class, String.class)
+        .run(
+            (ctx, in) -> {
+              String a = ctx.step().run("before", String.class, () -> in + "-a");
+              ctx.step().sleep("nap", nap);
+              return ctx.step().run("after", String.class, () -> a + suffix);
+            });
+  }
 
   static final List<Workflow<?, ?>> ALL =
       List.of(SLEEPING, SIGNALLED, RETRYING, KEYED, DELAYED, PAUSED, STREAMING, IN_STEP);
