@@ -5,6 +5,7 @@ import static dev.pgworkflows.reliability.UpgradeWorkflows.IN_STEP;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.KEYED;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.PAUSED;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.RETRYING;
+import static dev.pgworkflows.reliability.UpgradeWorkflows.SCHEDULED;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.SIGNALLED;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.SLEEPING;
 import static dev.pgworkflows.reliability.UpgradeWorkflows.STREAMING;
@@ -13,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pgworkflows.testing.TestDatabase;
 import dev.pgworkflows.workflows.RunInfo;
 import dev.pgworkflows.workflows.RunStatus;
+import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.StepInfo;
 import dev.pgworkflows.workflows.Worker;
@@ -37,10 +39,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * For each earlier release: its server makes the database (its schema) and takes runs into every
  * state a run can wait in — asleep, waiting for a signal, retrying a failing step, queued behind a
- * concurrency key, started with a delay, paused, half-way through its stream, inside a step — then
- * is stopped (SIGTERM) and this build's server is started on the same database and port. Every run
- * then finishes as it would have had no upgrade happened: same answers, each step journaled once,
- * the keyed runs in their order, the stream whole.
+ * concurrency key, started with a delay, due from a schedule, paused, half-way through its stream,
+ * inside a step — then is stopped (SIGTERM) and this build's server is started on the same database
+ * and port. Every run then finishes as it would have had no upgrade happened: same answers, each
+ * step journaled once, the keyed runs in their order, the stream whole.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 @Tag("reliability")
@@ -79,6 +81,9 @@ class UpgradeTest {
       long delayed = client.start(DELAYED, "d", StartOptions.delay(Duration.ofSeconds(20))).runId();
       long paused = client.start(PAUSED, "p").runId();
       long streaming = client.start(STREAMING, "m").runId();
+      client
+          .schedules()
+          .create(SCHEDULED.name(), Schedule.cron("* * * * *").name("up-every-minute"));
 
       // The states, reached under the release's server.
       await("the paused run's first step", () -> journaled(client, PAUSED, paused, "before"));
@@ -101,6 +106,7 @@ class UpgradeTest {
           "upgrade from %s: the server was away for %d ms%n",
           release, Duration.between(upgradeBegan, Instant.now()).toMillis());
 
+      Instant upgraded = Instant.now();
       // What needs no one finishes by itself.
       assertThat(client.awaitResult(IN_STEP.name(), inStep, String.class, AWAIT))
           .isEqualTo("i-done");
@@ -142,6 +148,17 @@ class UpgradeTest {
                   .toList())
           .containsExactly(1, 2, 3);
 
+      // The schedule made under the old server ticks under the new one.
+      await(
+          "a scheduled run started after the upgrade",
+          Duration.ofSeconds(75),
+          () ->
+              client.list(SCHEDULED.name(), RunStatus.COMPLETED, null, 10).runs().stream()
+                  .anyMatch(
+                      run ->
+                          run.startedAt().isAfter(upgraded)
+                              && "\"ticked\"".equals(run.output().toString())));
+
       // Each step once.
       assertThat(steps(client, IN_STEP, inStep)).isEqualTo("slow");
       assertThat(steps(client, SLEEPING, sleeping)).isEqualTo("before,nap,after");
@@ -169,7 +186,12 @@ class UpgradeTest {
   }
 
   private static void await(String what, BooleanSupplier done) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    await(what, Duration.ofSeconds(60), done);
+  }
+
+  private static void await(String what, Duration within, BooleanSupplier done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
     while (!done.getAsBoolean()) {
       assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
       Thread.sleep(100);

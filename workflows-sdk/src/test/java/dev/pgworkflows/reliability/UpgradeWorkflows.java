@@ -1,5 +1,6 @@
 package dev.pgworkflows.reliability;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Retry;
 import dev.pgworkflows.workflows.RunStream;
@@ -11,8 +12,8 @@ import java.util.List;
 /**
  * The upgrade test's workflows, one per state a run can be in when its server is replaced by a
  * newer one: asleep, waiting for a signal, retrying a failing step, queued behind its concurrency
- * key, started with a delay, paused by an operator, half-way through writing a stream, and inside a
- * step. Each answer shows the path the run took.
+ * key, started with a delay, due from a schedule, paused by an operator, half-way through writing a
+ * stream, and inside a step. Each answer shows the path the run took.
  */
 final class UpgradeWorkflows {
   static final Duration WAIT = Duration.ofMinutes(10);
@@ -68,6 +69,11 @@ final class UpgradeWorkflows {
       Workflow.define("up-delayed", String.class, String.class)
           .run((ctx, in) -> ctx.step().run("only", String.class, () -> in + "-ran"));
 
+  /** One step; started by a schedule made under the old server, ticking every minute. */
+  static final Workflow<JsonNode, String> SCHEDULED =
+      Workflow.define("up-scheduled", JsonNode.class, String.class)
+          .run((ctx, in) -> ctx.step().run("tick", String.class, () -> "ticked"));
+
   /** Step, a 3 s sleep, step: paused by an operator during the sleep. */
   static final Workflow<String, String> PAUSED =
       stepSleepStep("up-paused", Duration.ofSeconds(3), "-resumed");
@@ -116,5 +122,5 @@ final class UpgradeWorkflows {
   }
 
   static final List<Workflow<?, ?>> ALL =
-      List.of(SLEEPING, SIGNALLED, RETRYING, KEYED, DELAYED, PAUSED, STREAMING, IN_STEP);
+      List.of(SLEEPING, SIGNALLED, RETRYING, KEYED, DELAYED, SCHEDULED, PAUSED, STREAMING, IN_STEP);
 }
