@@ -5,6 +5,7 @@ import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.Retry;
 import dev.pgworkflows.workflows.RunStream;
 import dev.pgworkflows.workflows.Workflow;
+import dev.pgworkflows.workflows.WorkflowContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -26,14 +27,7 @@ final class UpgradeWorkflows {
 
   /** Waits for the signal {@code go} and answers with its payload. */
   static final Workflow<String, String> SIGNALLED =
-      Workflow.define("up-signalled", String.class, String.class)
-          .run(
-              (ctx, in) ->
-                  in
-                      + "-"
-                      + ctx.step()
-                          .waitForEvent("go", String.class, Match.any(), WAIT)
-                          .orElse("timed out"));
+      Workflow.define("up-signalled", String.class, String.class).run(UpgradeWorkflows::awaitGo);
 
   /** A step that fails until the instant its input names (epoch ms), retried every 3 s. */
   static final Workflow<Long, String> RETRYING =
@@ -56,13 +50,7 @@ final class UpgradeWorkflows {
   static final Workflow<String, String> KEYED =
       Workflow.define("up-keyed", String.class, String.class)
           .concurrency(1)
-          .run(
-              (ctx, in) ->
-                  in
-                      + "-"
-                      + ctx.step()
-                          .waitForEvent("go", String.class, Match.any(), WAIT)
-                          .orElse("timed out"));
+          .run(UpgradeWorkflows::awaitGo);
 
   /** One step; started with a delay that ends after the upgrade. */
   static final Workflow<String, String> DELAYED =
@@ -110,6 +98,13 @@ final class UpgradeWorkflows {
                             Thread.sleep(8_000);
                             return in + "-done";
                           }));
+
+  /** Waits for the signal {@code go}; answers the input and the signal's payload. */
+  private static String awaitGo(WorkflowContext ctx, String in) {
+    return in
+        + "-"
+        + ctx.step().waitForEvent("go", String.class, Match.any(), WAIT).orElse("timed out");
+  }
 
   private static Workflow<String, String> stepSleepStep(String name, Duration nap, String suffix) {
     return Workflow.define(name, String.class, String.class)
