@@ -65,9 +65,9 @@ END $$;
 -- journals due wait timeouts; drops messages of ended runs. Nothing while the workflow is paused;
 -- a paused run's due task is parked until its resume. With p_journal_max, a journal of more rows
 -- than that is withheld (null): a worker that keeps the journals of its runs asks
--- workflow_journal_after for the rows it lacks.
-DROP FUNCTION IF EXISTS queue.workflow_poll(text, integer[], integer, integer);
-CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer)
+-- workflow_journal_after for the rows it lacks. p_now (default: the clock) is the time tasks are
+-- due by and leases run from, as in receive.
+CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -89,6 +89,9 @@ DECLARE
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     PERFORM queue.check_range('max', p_qty, 1, 100);
+    -- A lease of at least a second: a task leased for none would still be due to this poll's
+    -- later rounds, and go out twice in one answer.
+    PERFORM queue.check_range('leaseSeconds', p_lease, 1, 43200);
     IF p_versions IS NULL OR cardinality(p_versions) = 0 THEN
         RAISE EXCEPTION 'versions must name at least one version' USING ERRCODE = '22023';
     END IF;
@@ -108,7 +111,7 @@ BEGIN
         FOREACH v IN ARRAY p_versions LOOP
             EXIT WHEN n + coalesce(cardinality(v_keyed), 0) >= p_qty;
             FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n - coalesce(cardinality(v_keyed), 0), p_lease,
-                                                 jsonb_build_object('v', v)) LOOP
+                                                 jsonb_build_object('v', v), p_now) LOOP
                 SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
                 IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
                     PERFORM queue.delete(v_queue, m.msg_id);

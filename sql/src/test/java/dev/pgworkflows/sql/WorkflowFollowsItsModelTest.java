@@ -21,11 +21,15 @@ import net.jqwik.api.state.ActionChain;
 import net.jqwik.api.state.Transformer;
 
 /**
- * Random interleavings of starts, polls, completions, retries, signals, cancels and sweeps over two
- * connections, checked after every step against {@link WorkflowModel}: idempotent starts, one task
- * per run, stale receipts changing nothing, each step journaled once (a repeated step changing
- * nothing, alone or in a batch), signals delivered or buffered, retention. A failure prints the
- * seed and the shrunk sequence of actions (see README, "Property tests").
+ * Random interleavings of starts (keyed, with a concurrency key, delayed), polls, completions
+ * (sleeps, waits with and without timeouts, waits for a child, ends), retries, continuations as
+ * new, child starts, signals, cancels, pauses and resumes, sweeps and moves of the test's clock
+ * over two connections, checked after every step against {@link WorkflowModel}: idempotent starts,
+ * one task per run, leases that run out, stale receipts changing nothing, each step journaled once
+ * (a repeated step changing nothing, alone or in a batch), signals delivered or buffered, timeouts,
+ * children reporting their end, one running run per concurrency key with no lost wake-up, paused
+ * runs parked, chains, retention. A failure prints the seed and the shrunk sequence of actions (see
+ * README, "Property tests").
  */
 class WorkflowFollowsItsModelTest {
   private static final List<Connection> connections = new ArrayList<>();
@@ -65,14 +69,18 @@ class WorkflowFollowsItsModelTest {
   @Provide
   Arbitrary<ActionChain<WorkflowsAgainstModel>> workflowActions() {
     return ActionChain.startWith(() -> new WorkflowsAgainstModel(connections))
-        .withAction(4, start())
-        .withAction(6, poll())
-        .withAction(6, complete())
+        .withAction(5, start())
+        .withAction(7, poll())
+        .withAction(7, complete())
         .withAction(2, retry())
+        .withAction(1, continueAsNew())
+        .withAction(2, startChild())
         .withAction(3, signal())
         .withAction(1, cancel())
+        .withAction(2, pause())
+        .withAction(2, advance())
         .withAction(1, sweep())
-        .withMaxTransformations(40);
+        .withMaxTransformations(50);
   }
 
   private static Arbitrary<Integer> connection() {
@@ -81,12 +89,22 @@ class WorkflowFollowsItsModelTest {
 
   private static Action.Independent<WorkflowsAgainstModel> start() {
     return () ->
-        Combinators.combine(connection(), Arbitraries.of("k1", "k2", "k3").injectNull(0.5))
+        Combinators.combine(
+                connection(),
+                Arbitraries.of("k1", "k2", "k3").injectNull(0.5),
+                Arbitraries.of("a", "b").injectNull(0.5),
+                Arbitraries.of(false, false, false, true))
             .as(
-                (c, key) ->
+                (c, key, concurrencyKey, later) ->
                     Transformer.mutate(
-                        "start with key " + key + " on connection " + c,
-                        ModelRuns.sql(s -> s.start(c, key))));
+                        "start with key "
+                            + key
+                            + ", concurrency key "
+                            + concurrencyKey
+                            + (later ? ", 150 s on" : "")
+                            + " on connection "
+                            + c,
+                        ModelRuns.sql(s -> s.start(c, key, concurrencyKey, later))));
   }
 
   private static Action.Independent<WorkflowsAgainstModel> poll() {
@@ -98,7 +116,7 @@ class WorkflowFollowsItsModelTest {
                     Transformer.mutate(
                         "poll "
                             + qty
-                            + (lease ? " leased 60 s" : " with a lease that runs out at once")
+                            + (lease ? " leased 250 s" : " leased 60 s")
                             + " on connection "
                             + c,
                         ModelRuns.sql(s -> s.poll(c, qty, lease))));
@@ -131,9 +149,12 @@ class WorkflowFollowsItsModelTest {
                 Arbitraries.of(
                     WorkflowsAgainstModel.Next.SLEEP,
                     WorkflowsAgainstModel.Next.SLEEP,
+                    WorkflowsAgainstModel.Next.SLEEP_LONG,
                     WorkflowsAgainstModel.Next.WAIT_E,
                     WorkflowsAgainstModel.Next.WAIT_E,
+                    WorkflowsAgainstModel.Next.WAIT_E_TIMED,
                     WorkflowsAgainstModel.Next.WAIT_F,
+                    WorkflowsAgainstModel.Next.WAIT_CHILD,
                     WorkflowsAgainstModel.Next.COMPLETED,
                     WorkflowsAgainstModel.Next.FAILED),
                 // A repeat of the step journaled last, now and then; a batch of one, as often.
@@ -171,6 +192,39 @@ class WorkflowFollowsItsModelTest {
                     Transformer.mutate(
                         "fail a step of task #" + h + " for a retry now on connection " + c,
                         ModelRuns.sql(s -> s.retry(c, h))));
+      }
+    };
+  }
+
+  /** The holder of some task ends its run and starts its successor. */
+  private static Action.Dependent<WorkflowsAgainstModel> continueAsNew() {
+    return heldAction("continue as new from task #", (s, c, h) -> s.continueAsNew(c, h));
+  }
+
+  /** The run of some task starts a child for its next step. */
+  private static Action.Dependent<WorkflowsAgainstModel> startChild() {
+    return heldAction("start a child from the run of task #", (s, c, h) -> s.startChild(c, h));
+  }
+
+  interface HeldCall {
+    void call(WorkflowsAgainstModel state, int connection, int task) throws SQLException;
+  }
+
+  private static Action.Dependent<WorkflowsAgainstModel> heldAction(String what, HeldCall call) {
+    return new Action.Dependent<>() {
+      @Override
+      public boolean precondition(WorkflowsAgainstModel state) {
+        return !state.model.held.isEmpty();
+      }
+
+      @Override
+      public Arbitrary<Transformer<WorkflowsAgainstModel>> transformer(
+          WorkflowsAgainstModel state) {
+        return Combinators.combine(connection(), someHeld(state))
+            .as(
+                (c, h) ->
+                    Transformer.mutate(
+                        what + h + " on connection " + c, ModelRuns.sql(s -> call.call(s, c, h))));
       }
     };
   }
@@ -218,6 +272,22 @@ class WorkflowFollowsItsModelTest {
                     Transformer.mutate(
                         "cancel run #" + run + " on connection " + c,
                         ModelRuns.sql(s -> s.cancel(c, run))));
+  }
+
+  private static Action.Dependent<WorkflowsAgainstModel> pause() {
+    return state ->
+        Combinators.combine(connection(), someRun(state), Arbitraries.of(true, false))
+            .as(
+                (c, run, paused) ->
+                    Transformer.mutate(
+                        (paused ? "pause" : "resume") + " run #" + run + " on connection " + c,
+                        ModelRuns.sql(s -> s.pause(c, run, paused))));
+  }
+
+  private static Action.Independent<WorkflowsAgainstModel> advance() {
+    return () ->
+        Arbitraries.just(
+            Transformer.mutate("move the clock on 100 s", WorkflowsAgainstModel::advance));
   }
 
   private static Action.Independent<WorkflowsAgainstModel> sweep() {
