@@ -8,16 +8,16 @@ import dev.pgworkflows.workflows.Workflow;
 import java.time.Duration;
 
 /**
- * The README's "Without a server": a workflow served, started and awaited in this process over the
- * database {@code DATABASE_URL} names (user and password in {@code PGUSER} and {@code PGPASSWORD}),
- * with no server. The body of {@link #main} is the README's block, line for line (checked by a
- * test).
+ * The page docs/without-a-server.md: a workflow served, started and awaited in this process over
+ * the database {@code DATABASE_URL} names (user and password in {@code PGUSER} and {@code
+ * PGPASSWORD}), with no server. The body of {@link #main} is that page's block, line for line
+ * (checked by a test).
  */
 public final class WithoutAServer {
   private WithoutAServer() {}
 
   public static void main(String[] args) throws Exception {
-    // README: begin
+    // docs: begin
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(System.getenv("DATABASE_URL")); // jdbc:postgresql://localhost:5432/app
     config.setUsername(System.getenv("PGUSER"));
@@ -38,6 +38,6 @@ public final class WithoutAServer {
           pgw.client().awaitResult("greet", run.runId(), String.class, Duration.ofMinutes(1));
       System.out.println("run " + run.runId() + " of greet completed: " + out);
     }
-    // README: end
+    // docs: end
   }
 }

@@ -84,7 +84,7 @@ class ReplayGateTest {
         .isEqualTo(
             "replay of run 1 reached step \"send-welcome-mail\" where the journal has step"
                 + " \"send-welcome\" (step 3)");
-    // As the README prints it.
+    // As docs/versions.md prints it.
     assertThatThrownBy(report::assertCompatible)
         .hasMessage(
             "onboard-user: 2 runs replayed, 1 would fail with the new code:"

@@ -4,7 +4,10 @@ import dev.pgworkflows.server.internal.telemetry.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code java -jar queue-server.jar}: configuration from the environment, see README. */
+/**
+ * {@code java -jar queue-server.jar}: configuration from the environment, see
+ * docs/configuration.md.
+ */
 public final class Main {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 

@@ -25,7 +25,7 @@ import net.jqwik.api.state.Transformer;
  * Random interleavings of the queue functions over two connections, at a simulated clock, checked
  * after every step against {@link QueueModel}: single flight and order within a FIFO group, read
  * counts, nothing lost, dead letters exactly after max receives, redrive. A failure prints the seed
- * and the shrunk sequence of actions (see README, "Property tests").
+ * and the shrunk sequence of actions (see docs/guarantees.md, "Property tests").
  */
 class QueueFollowsItsModelTest {
   private static final String[] NAMES = {"fifo", "standard"};

@@ -7,7 +7,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * One queue as the README promises it, in plain collections: messages become visible at a time, a
+ * One queue as the docs promise it, in plain collections: messages become visible at a time, a
  * receive leases the visible ones oldest visibility first and counts the receive, a FIFO group
  * hands out only its oldest message, a message received max-receives times goes to the dead letters
  * at its next receive, a redrive sends the dead letters back as new messages. It knows nothing of

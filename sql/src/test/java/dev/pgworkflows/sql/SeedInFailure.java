@@ -25,7 +25,7 @@ public final class SeedInFailure implements AroundPropertyHook {
                 + seed
                 + " (run again with -Dmodel.seed="
                 + seed
-                + ", see README, \"Property tests\")\n"
+                + ", see docs/guarantees.md, \"Property tests\")\n"
                 + (cause == null ? "" : cause.getMessage()),
             cause);
     return result.mapToFailed(failure);

@@ -29,7 +29,7 @@ import net.jqwik.api.state.Transformer;
  * (a repeated step changing nothing, alone or in a batch), signals delivered or buffered, timeouts,
  * children reporting their end, one running run per concurrency key with no lost wake-up, paused
  * runs parked, chains, retention. A failure prints the seed and the shrunk sequence of actions (see
- * README, "Property tests").
+ * docs/guarantees.md, "Property tests").
  */
 class WorkflowFollowsItsModelTest {
   private static final List<Connection> connections = new ArrayList<>();

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The runs of one workflow as the README promises them, in plain collections: a start is idempotent
- * by key; a run has at most one task, due at a time, leased to a worker until its lease runs out,
+ * The runs of one workflow as the docs promise them, in plain collections: a start is idempotent by
+ * key; a run has at most one task, due at a time, leased to a worker until its lease runs out,
  * parked, or (waiting for a signal with no timeout) none; a completion, a retry or a continuation
  * acts only through the lease the run's task has now (an older receipt is stale and changes
  * nothing); each step is journaled once, and a completion of a step journaled already changes

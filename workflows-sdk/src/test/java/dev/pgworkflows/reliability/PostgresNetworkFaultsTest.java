@@ -33,7 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class PostgresNetworkFaultsTest {
-  /** What the README promises after healing: lease (2 s) + a step (2.5 s) + backoff, with room. */
+  /**
+   * What docs/guarantees.md promises after healing: lease (2 s) + a step (2.5 s) + backoff, with
+   * room.
+   */
   static final Duration FINISH_BOUND = Duration.ofSeconds(30);
 
   /** Pool wait (5 s, the pool's own validation within it) + socket timeout (3 s) + slack. */

@@ -30,18 +30,18 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LeastPrivilegeRolesTest {
-  /** The logins of the README's block, and their password there. */
+  /** The logins of docs/security.md's block, and their password there. */
   private static final String WORKER = "orders_worker";
 
   private static final String CLIENT = "orders_web";
   private static final String NO_GRANTS = "orders_nobody";
   private static final String PASSWORD = "change-me";
-  private static final String HEADING = "### Least privilege in the database";
+  private static final String HEADING = "## Least privilege in the database";
 
   private static TestDatabase db;
 
   /**
-   * The README's block as printed, through psql from the repository's root (where CI installs it);
+   * That page's block as printed, through psql from the repository's root (where CI installs it);
    * without psql, the same statements over JDBC with the script it includes read in its place.
    */
   @BeforeAll
@@ -53,10 +53,11 @@ class LeastPrivilegeRolesTest {
       s.execute("DROP ROLE IF EXISTS " + WORKER + ", " + CLIENT + ", " + NO_GRANTS);
       s.execute("CREATE ROLE " + NO_GRANTS + " LOGIN PASSWORD '" + PASSWORD + "'");
     }
-    String block = ReadmeTransactionalStartTest.block(HEADING, "```sql");
+    String block =
+        TransactionalStartPageTest.block(Path.of("../docs/security.md"), HEADING, "```sql");
     assertThat(block).contains("\\i sql/roles.sql").contains(WORKER).contains(CLIENT);
     if (Psql.installed()) {
-      ReadmeTransactionalStartTest.psql(db, block, Path.of(".."));
+      TransactionalStartPageTest.psql(db, block, Path.of(".."));
       return;
     }
     try (Connection c = db.connect();

@@ -280,9 +280,9 @@ class RunStateTest {
         .hasMessageContaining("\"no good\"");
   }
 
-  /** The README's example, as printed but for the server's address. */
+  /** The example of docs/state-and-streams.md, as printed but for the server's address. */
   @Test
-  void theReadmeExampleReportsProgress() {
+  void thePageExampleReportsProgress() {
     Workflow<Integer, String> report =
         Workflow.define("build-report", Integer.class, String.class)
             .run(

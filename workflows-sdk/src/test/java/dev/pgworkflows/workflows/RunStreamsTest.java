@@ -222,10 +222,13 @@ class RunStreamsTest {
     assertThat(all(server.client().stream(run, "out", String.class))).containsExactly("kept");
   }
 
-  /** The README's example, as printed there (its server's address made this test's). */
+  /**
+   * The example of docs/state-and-streams.md, as printed there (its server's address made this
+   * test's).
+   */
   @Test
   @SuppressWarnings({"rawtypes", "unchecked"})
-  void theReadmeExampleRunsAsPrinted() {
+  void thePageExampleRunsAsPrinted() {
     String url = server.url();
     Workflow<String[], Integer> resize =
         Workflow.define("resize", String[].class, Integer.class)

@@ -14,13 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What the SDK brings into a user's runtime classpath is the list the README's "Using it from your
- * build" gives: nothing more comes in unnoticed. The build writes the resolved list (compile and
- * runtime scope, transitive) to {@code target/runtime-dependencies.txt} before the tests run.
+ * What the SDK brings into a user's runtime classpath is the list docs/installing.md's "Using it
+ * from your build" gives: nothing more comes in unnoticed. The build writes the resolved list
+ * (compile and runtime scope, transitive) to {@code target/runtime-dependencies.txt} before the
+ * tests run.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class RuntimeDependenciesTest {
-  /** groupId:artifactId, as the README lists them. */
+  /** groupId:artifactId, as docs/installing.md lists them. */
   private static final Set<String> DOCUMENTED =
       Set.of(
           "dev.pgworkflows:protocol",
@@ -36,8 +37,8 @@ class RuntimeDependenciesTest {
 
   /**
    * What the optional {@code workflows-engine} adds, for an application that works over its own
-   * DataSource and puts it in its build (the README lists these too). Maven lists them among the
-   * SDK's own resolved dependencies, the test paths to the server bringing them as well.
+   * DataSource and puts it in its build (docs/installing.md lists these too). Maven lists them
+   * among the SDK's own resolved dependencies, the test paths to the server bringing them as well.
    */
   private static final Set<String> WITH_THE_ENGINE =
       Set.of(
@@ -68,7 +69,7 @@ class RuntimeDependenciesTest {
     // also come through the test paths to the server, which mark it otherwise.
     assertThat(resolved)
         .as(
-            "the SDK's runtime dependencies; a change here belongs in the README's"
+            "the SDK's runtime dependencies; a change here belongs in docs/installing.md's"
                 + " \"Using it from your build\" too")
         .containsAll(DOCUMENTED);
     assertThat(resolved)

@@ -43,7 +43,7 @@ public final class WebhookTargets {
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
   private static final Pattern NAME = Pattern.compile("[a-z0-9_]([a-z0-9_.-]{0,252})");
 
-  /** What is refused, in the words of error messages and the README. */
+  /** What is refused, in the words of error messages and the docs. */
   public static final String REFUSED_KINDS =
       "loopback, link-local, private, shared, unique-local, multicast or reserved addresses";
 

@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The SQL block of the README's "Starting a workflow inside your own transaction", as printed, run
- * by the real {@code psql} (skipped where it is not installed; CI installs it), and its Java
- * example, as printed, by the JDK's {@code jshell}.
+ * The SQL block of docs/transactions.md, "Starting a workflow inside your own transaction", as
+ * printed, run by the real {@code psql} (skipped where it is not installed; CI installs it), and
+ * its Java example, as printed, by the JDK's {@code jshell}.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class ReadmeTransactionalStartTest {
-  private static final Path README = Path.of("../README.md");
+class TransactionalStartPageTest {
+  private static final Path PAGE = Path.of("../docs/transactions.md");
   private static final String HEADING = "## Starting a workflow inside your own transaction";
 
   /** The first {@code sql} block under the heading. */
@@ -38,14 +38,14 @@ class ReadmeTransactionalStartTest {
 
   /** The first block opened by {@code fence} under the heading. */
   static String block(String fence) throws IOException {
-    return block(HEADING, fence);
+    return block(PAGE, HEADING, fence);
   }
 
-  /** The first block opened by {@code fence} under {@code heading}. */
-  static String block(String heading, String fence) throws IOException {
-    List<String> lines = Files.readAllLines(README);
+  /** The first block opened by {@code fence} under {@code heading} of the page. */
+  static String block(Path page, String heading, String fence) throws IOException {
+    List<String> lines = Files.readAllLines(page);
     int at = lines.indexOf(heading);
-    assertThat(at).as("README has \"%s\"", heading).isNotNegative();
+    assertThat(at).as("%s has \"%s\"", page, heading).isNotNegative();
     int open = lines.subList(at, lines.size()).indexOf(fence) + at;
     assertThat(open).as("a %s block under the heading", fence).isGreaterThan(at);
     List<String> block = new ArrayList<>();
@@ -148,7 +148,7 @@ class ReadmeTransactionalStartTest {
     }
   }
 
-  /** The imports the README's Java example assumes, and its database mapped onto {@code db}. */
+  /** The imports the page's Java example assumes, and its database mapped onto {@code db}. */
   private static String preamble(TestDatabase db) {
     return String.join(
         "\n",

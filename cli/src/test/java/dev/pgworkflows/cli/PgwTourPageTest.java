@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The README's tour of {@code pgw}, as printed: every {@code cli/bin/pgw} line of its console block
- * runs, in order, against a fresh server, succeeds and prints what the README shows (times aside).
- * The transcript is written to target/pgw-tour.txt.
+ * The tour of {@code pgw} in docs/operating.md, as printed: every {@code cli/bin/pgw} line of its
+ * console block runs, in order, against a fresh server, succeeds and prints what the page shows
+ * (times aside). The transcript is written to target/pgw-tour.txt.
  */
 @Timeout(120)
-class ReadmeTourTest {
-  private static final Path README = Path.of("../README.md");
+class PgwTourPageTest {
+  private static final Path PAGE = Path.of("../docs/operating.md");
   private static final String HEADING = "## The pgw command line";
   private static final String PROMPT = "$ cli/bin/pgw ";
   private static final Pattern TIME =
@@ -31,9 +31,9 @@ class ReadmeTourTest {
 
   /** The first console block under the heading, from its first {@code cli/bin/pgw} line on. */
   static List<String> tour() throws IOException {
-    List<String> lines = Files.readAllLines(README);
+    List<String> lines = Files.readAllLines(PAGE);
     int at = lines.indexOf(HEADING);
-    assertThat(at).as("README has \"%s\"", HEADING).isNotNegative();
+    assertThat(at).as("docs/operating.md has \"%s\"", HEADING).isNotNegative();
     int open = lines.subList(at, lines.size()).indexOf("```console") + at;
     assertThat(open).as("a console block under the heading").isGreaterThan(at);
     List<String> block = new ArrayList<>();
@@ -54,7 +54,7 @@ class ReadmeTourTest {
   }
 
   @Test
-  void everyCommandOfTheTourSucceedsAndPrintsWhatTheReadmeShows() throws IOException {
+  void everyCommandOfTheTourSucceedsAndPrintsWhatThePageShows() throws IOException {
     List<String> tour = tour();
     List<String> commands =
         tour.stream()
@@ -71,7 +71,7 @@ class ReadmeTourTest {
     }
     Files.writeString(Path.of("target/pgw-tour.txt"), transcript);
     assertThat(timeless(transcript.toString()))
-        .as("the README's tour, as target/pgw-tour.txt has it")
+        .as("the page's tour, as target/pgw-tour.txt has it")
         .isEqualTo(timeless(String.join("\n", tour) + "\n"));
   }
 

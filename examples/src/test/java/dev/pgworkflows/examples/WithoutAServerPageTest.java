@@ -12,18 +12,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The README's "Without a server" prints the body of {@link WithoutAServer#main} as it is: the
+ * The page docs/without-a-server.md prints the body of {@link WithoutAServer#main} as it is: the
  * build runs that class (see .ci/run), so the block runs as printed.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
-class ReadmeWithoutAServerTest {
+class WithoutAServerPageTest {
   private static final String HEADING = "## Without a server";
 
   @Test
-  void theReadmeBlockIsTheExampleThatTheBuildRuns() throws IOException {
-    List<String> readme = Files.readAllLines(Path.of("../README.md"));
+  void thePageBlockIsTheExampleThatTheBuildRuns() throws IOException {
+    List<String> readme = Files.readAllLines(Path.of("../docs/without-a-server.md"));
     int at = readme.indexOf(HEADING);
-    assertThat(at).as("README has \"%s\"", HEADING).isNotNegative();
+    assertThat(at).as("docs/without-a-server.md has \"%s\"", HEADING).isNotNegative();
     int open = readme.subList(at, readme.size()).indexOf("```java") + at;
     assertThat(open).isGreaterThan(at);
     List<String> block = new ArrayList<>();
@@ -35,8 +35,8 @@ class ReadmeWithoutAServerTest {
     }
     List<String> source =
         Files.readAllLines(Path.of("src/main/java/dev/pgworkflows/examples/WithoutAServer.java"));
-    int begin = source.indexOf("    // README: begin");
-    int end = source.indexOf("    // README: end");
+    int begin = source.indexOf("    // docs: begin");
+    int end = source.indexOf("    // docs: end");
     List<String> body =
         source.subList(begin + 1, end).stream()
             .map(l -> l.startsWith("    ") ? l.substring(4) : l)
