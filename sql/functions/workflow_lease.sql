@@ -76,14 +76,15 @@ CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[]
  SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
-    v_queue text := '__wf_' || p_name;
-    v       int;
-    m       queue.message;
-    r       queue.workflow_run;
-    n       int := 0;
-    v_keyed queue.message[];
-    v_round int := 0;
-    v_held  int;
+    v_queue  text := '__wf_' || p_name;
+    v        int;
+    x        record;
+    m        queue.message;
+    r        queue.workflow_run;
+    n        int := 0;
+    v_got    queue.message[];
+    v_round  int := 0;
+    v_held   int;
     v_parked int;
     v_last_key text;
 BEGIN
@@ -102,86 +103,40 @@ BEGIN
     IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name) THEN
         RETURN;
     END IF;
-    -- Tasks of keyed runs are admitted after the rest, in key order (flow_admit); those it holds
-    -- back leave room that one more round fills.
+    -- Each round receives due tasks of the versions asked and takes them in one order: those of runs
+    -- without a concurrency key as received, then those of keyed runs in key order (flow_admit
+    -- admits them or holds them back). Tasks parked or held back leave room that up to two more
+    -- rounds fill.
     <<rounds>>
     LOOP
         v_round := v_round + 1;
         v_parked := 0;
+        v_held := 0;
+        v_got := '{}';
         FOREACH v IN ARRAY p_versions LOOP
-            EXIT WHEN n + coalesce(cardinality(v_keyed), 0) >= p_qty;
-            FOR m IN SELECT * FROM queue.receive(v_queue, p_qty - n - coalesce(cardinality(v_keyed), 0), p_lease,
-                                                 jsonb_build_object('v', v), p_now) LOOP
-                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint;
-                IF NOT FOUND OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
-                    PERFORM queue.delete(v_queue, m.msg_id);
-                    CONTINUE;
-                END IF;
-                IF r.paused_at IS NOT NULL THEN
-                    PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
-                    v_parked := v_parked + 1;
-                    CONTINUE;
-                END IF;
-                IF m.body ->> 'reason' = 'timeout' THEN
-                    -- A signal for this wait may be deciding right now: it holds the run
-                    -- and will delete this message, so step aside instead of waiting.
-                    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = r.run_id FOR UPDATE SKIP LOCKED;
-                    IF NOT FOUND THEN
-                        -- Back in a second, this receive not counted: no step was attempted.
-                        PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
-                        CONTINUE;
-                    END IF;
-                    IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
-                        PERFORM queue.delete(v_queue, m.msg_id);
-                        CONTINUE;
-                    END IF;
-                    IF r.wait_step = m.body ->> 'step' THEN
-                        -- A wait on several arms keeps what fired before the timeout.
-                        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
-                        VALUES (r.run_id, r.wait_step,
-                                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
-                                'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
-                                true, r.wait_since)
-                        ON CONFLICT DO NOTHING;
-                        UPDATE queue.workflow_run wr
-                           SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
-                               wait_arms = NULL, wait_all = NULL, wait_fired = NULL
-                         WHERE wr.run_id = r.run_id;
-                    END IF;
-                END IF;
-                IF r.concurrency_key IS NOT NULL THEN
-                    v_keyed := v_keyed || m;
-                    CONTINUE;
-                END IF;
-                n := n + 1;
-                run_id := r.run_id;
-                msg_id := m.msg_id;
-                receipt := queue.receipt_of(m.vt);
-                attempt := m.read_ct;
-                version := r.workflow_version;
-                reason := m.body ->> 'reason';
-                input := r.input;
-                journal := queue.workflow_journal_unless_longer(r.run_id, p_journal_max);
-                started_at := r.started_at;
-                trace_context := r.trace_context;
-                RETURN NEXT;
-            END LOOP;
+            EXIT WHEN n + cardinality(v_got) >= p_qty;
+            v_got := v_got || ARRAY(SELECT q FROM queue.receive(v_queue, p_qty - n - cardinality(v_got), p_lease,
+                                                               jsonb_build_object('v', v), p_now) q);
         END LOOP;
-        -- Tasks of paused runs parked this round left room too.
-        EXIT rounds WHEN v_keyed IS NULL AND (v_parked = 0 OR n >= p_qty OR v_round >= 3);
-        CONTINUE rounds WHEN v_keyed IS NULL;
-        v_held := cardinality(v_keyed);
-        FOR m IN SELECT k.msg_id, k.read_ct, k.enqueued_at, k.vt, k.body, k.headers, k.group_id
-                   FROM unnest(v_keyed) WITH ORDINALITY k
-                   JOIN queue.workflow_run wr ON wr.run_id = k.group_id::bigint
-                  ORDER BY wr.workflow_name, wr.concurrency_key, k.ordinality LOOP
-            -- Run before message elsewhere: a run someone holds is stepped around, as above.
-            SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
-            IF NOT FOUND THEN
-                PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
-                CONTINUE;
+        FOR x IN SELECT (k.msg_id, k.read_ct, k.enqueued_at, k.vt, k.body, k.headers, k.group_id)::queue.message AS m,
+                        wr AS r
+                   FROM unnest(v_got) WITH ORDINALITY k
+                   LEFT JOIN queue.workflow_run wr ON wr.run_id = k.group_id::bigint
+                  ORDER BY wr.concurrency_key IS NOT NULL, wr.concurrency_key, k.ordinality LOOP
+            m := x.m;
+            r := x.r;
+            -- A keyed run's admission, or a wait's timeout, decides with the run's row locked (run
+            -- before message, as elsewhere). A run someone holds (a signal deciding this wait,
+            -- another admission) is stepped around instead of waited for: back in a second, this
+            -- receive not counted.
+            IF r.run_id IS NOT NULL AND (r.concurrency_key IS NOT NULL OR m.body ->> 'reason' = 'timeout') THEN
+                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
+                IF NOT FOUND THEN
+                    PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
+                    CONTINUE;
+                END IF;
             END IF;
-            IF r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+            IF r.run_id IS NULL OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
                 PERFORM queue.delete(v_queue, m.msg_id);
                 CONTINUE;
             END IF;
@@ -190,16 +145,32 @@ BEGIN
                 v_parked := v_parked + 1;
                 CONTINUE;
             END IF;
-            -- Key locks are taken in key order across rounds too: a key before one a previous round
-            -- locked is left due for the next poll (this receive not counted), else two polls could
-            -- wait for each other's keys.
-            IF r.concurrency_key < v_last_key THEN
-                PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp());
-                CONTINUE;
+            IF m.body ->> 'reason' = 'timeout' AND r.wait_step = m.body ->> 'step' THEN
+                -- A wait on several arms keeps what fired before the timeout.
+                INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
+                VALUES (r.run_id, r.wait_step,
+                        (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
+                        'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
+                        true, r.wait_since)
+                ON CONFLICT DO NOTHING;
+                UPDATE queue.workflow_run wr
+                   SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
+                       wait_arms = NULL, wait_all = NULL, wait_fired = NULL
+                 WHERE wr.run_id = r.run_id;
             END IF;
-            v_last_key := r.concurrency_key;
-            CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
-            v_held := v_held - 1;
+            IF r.concurrency_key IS NOT NULL THEN
+                v_held := v_held + 1;
+                -- Key locks are taken in key order across rounds too: a key before one a previous
+                -- round locked is left due for the next poll (this receive not counted), else two
+                -- polls could wait for each other's keys.
+                IF r.concurrency_key < v_last_key THEN
+                    PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp());
+                    CONTINUE;
+                END IF;
+                v_last_key := r.concurrency_key;
+                CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
+                v_held := v_held - 1;
+            END IF;
             n := n + 1;
             run_id := r.run_id;
             msg_id := m.msg_id;
@@ -214,7 +185,6 @@ BEGIN
             RETURN NEXT;
         END LOOP;
         EXIT rounds WHEN (v_held = 0 AND v_parked = 0) OR n >= p_qty OR v_round >= 3;
-        v_keyed := NULL;
     END LOOP rounds;
 END $$;
 

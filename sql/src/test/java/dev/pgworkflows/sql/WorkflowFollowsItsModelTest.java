@@ -177,23 +177,7 @@ class WorkflowFollowsItsModelTest {
   }
 
   private static Action.Dependent<WorkflowsAgainstModel> retry() {
-    return new Action.Dependent<>() {
-      @Override
-      public boolean precondition(WorkflowsAgainstModel state) {
-        return !state.model.held.isEmpty();
-      }
-
-      @Override
-      public Arbitrary<Transformer<WorkflowsAgainstModel>> transformer(
-          WorkflowsAgainstModel state) {
-        return Combinators.combine(connection(), someHeld(state))
-            .as(
-                (c, h) ->
-                    Transformer.mutate(
-                        "fail a step of task #" + h + " for a retry now on connection " + c,
-                        ModelRuns.sql(s -> s.retry(c, h))));
-      }
-    };
+    return heldAction("fail a step for a retry now, of task #", (s, c, h) -> s.retry(c, h));
   }
 
   /** The holder of some task ends its run and starts its successor. */

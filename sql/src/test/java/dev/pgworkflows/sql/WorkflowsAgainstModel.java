@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.jqwik.api.statistics.Statistics;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * The state of one stateful workflow test: a workflow of its own in the database (its keys limited
@@ -136,8 +137,8 @@ final class WorkflowsAgainstModel {
 
   /**
    * Polls as workflow_poll does it, in the model first: up to three rounds of receiving due tasks
-   * oldest first; a paused run's task parked; a timed-out wait journaled; keyed runs admitted after
-   * the rest, in key order, or parked in their key's line.
+   * oldest first and taking those of unkeyed runs, then of keyed runs in key order: a paused run's
+   * task parked; a timed-out wait journaled; a keyed run admitted, or parked in its key's line.
    */
   void poll(int conn, int qty, boolean longLease) throws SQLException {
     act();
@@ -147,16 +148,20 @@ final class WorkflowsAgainstModel {
     String lastKey = null;
     for (int round = 1; ; round++) {
       int parked = 0;
+      int held = 0;
+      // Received oldest first; taken unkeyed first as received (by message id), then by key.
       List<Run> cands =
           model.runs.values().stream()
               .filter(model::due)
               .sorted(model.dueOrder())
               .limit(qty - n)
-              .sorted(Comparator.comparingLong(r -> r.born))
+              .sorted(
+                  Comparator.<Run, Boolean>comparing(r -> r.concurrencyKey != null)
+                      .thenComparing(r -> r.concurrencyKey == null ? "" : r.concurrencyKey)
+                      .thenComparingLong(r -> r.born))
               .toList();
-      List<Run> keyed = new ArrayList<>();
+      cands.forEach(r -> model.received(r, leaseSeconds));
       for (Run r : cands) {
-        model.received(r, leaseSeconds);
         if (r.paused) {
           r.attempts--;
           model.parkPaused(r);
@@ -169,39 +174,19 @@ final class WorkflowsAgainstModel {
           r.waitEvent = null;
         }
         if (r.concurrencyKey != null) {
-          keyed.add(r);
-          continue;
+          held++;
+          if (lastKey != null && r.concurrencyKey.compareTo(lastKey) < 0) {
+            r.attempts--;
+            model.visibleAt(r, 0);
+            continue;
+          }
+          lastKey = r.concurrencyKey;
+          if (!model.admit(r)) {
+            r.attempts--;
+            continue;
+          }
+          held--;
         }
-        n++;
-        expected.add(new Expected(r, r.attempts, r.reason, names(r)));
-      }
-      if (keyed.isEmpty()) {
-        if (parked == 0 || n >= qty || round >= 3) {
-          break;
-        }
-        continue;
-      }
-      int held = keyed.size();
-      keyed.sort(
-          Comparator.<Run, String>comparing(r -> r.concurrencyKey).thenComparingLong(r -> r.born));
-      for (Run r : keyed) {
-        if (r.paused) {
-          r.attempts--;
-          model.parkPaused(r);
-          parked++;
-          continue;
-        }
-        if (lastKey != null && r.concurrencyKey.compareTo(lastKey) < 0) {
-          r.attempts--;
-          model.visibleAt(r, 0);
-          continue;
-        }
-        lastKey = r.concurrencyKey;
-        if (!model.admit(r)) {
-          r.attempts--;
-          continue;
-        }
-        held--;
         n++;
         expected.add(new Expected(r, r.attempts, r.reason, names(r)));
       }
@@ -271,10 +256,10 @@ final class WorkflowsAgainstModel {
    */
   void complete(int conn, int task, Next next, boolean repeat, boolean batch) throws SQLException {
     act();
-    if (model.held.isEmpty()) {
-      return; // a shrunk sequence may have dropped the poll that handed this task out
+    Held h = held(task);
+    if (h == null) {
+      return;
     }
-    Held h = model.held.get(Math.min(task, model.held.size() - 1));
     Run r = model.runs.get(h.run());
     String event =
         switch (next) {
@@ -320,11 +305,7 @@ final class WorkflowsAgainstModel {
             : "SELECT outcome, next_msg_id FROM queue.workflow_complete_step(?, ?, ?, ?, 'run',"
                 + " '1'::jsonb, NULL, NULL, ?::jsonb, ?::jsonb, 60)";
     if (r == null && !batch) {
-      assertThatThrownBy(() -> call(conn, sql, h, stepName, nextJson, result))
-          .as("completing a swept run")
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("P0002");
+      assertSqlState(() -> call(conn, sql, h, stepName, nextJson, result), "P0002");
       return;
     }
     String[] got =
@@ -370,17 +351,14 @@ final class WorkflowsAgainstModel {
 
   void retry(int conn, int task) throws SQLException {
     act();
-    if (model.held.isEmpty()) {
-      return; // a shrunk sequence may have dropped the poll that handed this task out
+    Held h = held(task);
+    if (h == null) {
+      return;
     }
-    Held h = model.held.get(Math.min(task, model.held.size() - 1));
     Run r = model.runs.get(h.run());
     String sql = "SELECT queue.workflow_retry(?, ?, ?, 0)";
     if (r == null) {
-      assertThatThrownBy(() -> callRetry(conn, sql, h))
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("P0002");
+      assertSqlState(() -> callRetry(conn, sql, h), "P0002");
       return;
     }
     String got = callRetry(conn, sql, h);
@@ -399,17 +377,14 @@ final class WorkflowsAgainstModel {
   /** The holder of a task ends its run and starts the run's successor with a fresh journal. */
   void continueAsNew(int conn, int task) throws SQLException {
     act();
-    if (model.held.isEmpty()) {
-      return; // a shrunk sequence may have dropped the poll that handed this task out
+    Held h = held(task);
+    if (h == null) {
+      return;
     }
-    Held h = model.held.get(Math.min(task, model.held.size() - 1));
     Run r = model.runs.get(h.run());
     String sql = "SELECT outcome, continued_to FROM queue.workflow_continue_as_new(?, ?, ?, '2')";
     if (r == null) {
-      assertThatThrownBy(() -> callHeld(conn, sql, h))
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("P0002");
+      assertSqlState(() -> callHeld(conn, sql, h), "P0002");
       return;
     }
     String[] got = callHeld(conn, sql, h);
@@ -447,10 +422,10 @@ final class WorkflowsAgainstModel {
   /** Starts a child run from the run of the {@code task}th task, for the parent's next step. */
   void startChild(int conn, int task) throws SQLException {
     act();
-    if (model.held.isEmpty()) {
-      return; // a shrunk sequence may have dropped the poll that handed this task out
+    Held h = held(task);
+    if (h == null) {
+      return;
     }
-    Held h = model.held.get(Math.min(task, model.held.size() - 1));
     Run p = model.runs.get(h.run());
     String step = "c" + (p == null ? 0 : p.journal.size());
     String sql =
@@ -458,20 +433,13 @@ final class WorkflowsAgainstModel {
             + workflow
             + "', '1'::jsonb)";
     if (p == null) {
-      assertThatThrownBy(() -> callChild(conn, sql, h.run(), step))
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("P0002");
+      assertSqlState(() -> callChild(conn, sql, h.run(), step), "P0002");
       return;
     }
     String key = "__child/" + p.id + "/" + step;
     Run existing = model.byKey(key);
     if (existing == null && p.status != Status.running) {
-      assertThatThrownBy(() -> callChild(conn, sql, h.run(), step))
-          .as("a child of an ended run")
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("WF002");
+      assertSqlState(() -> callChild(conn, sql, h.run(), step), "WF002");
       return;
     }
     String[] got = callChild(conn, sql, h.run(), step);
@@ -533,10 +501,7 @@ final class WorkflowsAgainstModel {
     Run r = model.runs.get(runId);
     String sql = "SELECT cancelled, status FROM queue.workflow_cancel(?)";
     if (r == null) {
-      assertThatThrownBy(() -> callCancel(conn, sql, runId))
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo("P0002");
+      assertSqlState(() -> callCancel(conn, sql, runId), "P0002");
       return;
     }
     String[] got = callCancel(conn, sql, runId);
@@ -552,10 +517,7 @@ final class WorkflowsAgainstModel {
     Run r = model.runs.get(runId);
     String sql = "SELECT queue.workflow_run_pause(?, " + paused + ")";
     if (r == null || (paused && r.status != Status.running)) {
-      assertThatThrownBy(() -> callRun(conn, sql, runId))
-          .isInstanceOf(SQLException.class)
-          .extracting(e -> ((SQLException) e).getSQLState())
-          .isEqualTo(r == null ? "P0002" : "WF003");
+      assertSqlState(() -> callRun(conn, sql, runId), r == null ? "P0002" : "WF003");
       return;
     }
     assertThat(callRun(conn, sql, runId)).isEqualTo(workflow);
@@ -585,6 +547,22 @@ final class WorkflowsAgainstModel {
     int expected = twoDaysOn ? model.sweep() : 0;
     Statistics.label("runs swept").collect(got > 0);
     assertThat(got).as("runs swept").isEqualTo(expected);
+  }
+
+  /**
+   * The {@code task}th task handed out, or null when there is none: a shrunk sequence may have
+   * dropped the poll that handed it out.
+   */
+  private Held held(int task) {
+    return model.held.isEmpty() ? null : model.held.get(Math.min(task, model.held.size() - 1));
+  }
+
+  /** The call fails with this SQLSTATE. */
+  private static void assertSqlState(ThrowingCallable call, String state) {
+    assertThatThrownBy(call)
+        .isInstanceOf(SQLException.class)
+        .extracting(e -> ((SQLException) e).getSQLState())
+        .isEqualTo(state);
   }
 
   /** The id of the {@code run}th run started, or of one that never was for -1. */
