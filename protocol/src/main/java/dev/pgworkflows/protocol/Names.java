@@ -13,6 +13,7 @@ public final class Names {
   private static final Pattern WORKFLOW = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,42}");
   private static final Pattern QUEUE = Pattern.compile("[a-z0-9_][a-z0-9_-]{0,47}");
   private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
+  private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   // Not dots alone: "." and ".." are path segments that URLs resolve away.
   private static final Pattern STREAM = Pattern.compile("(?!\\.+$)[a-zA-Z0-9._-]{1,128}");
 
@@ -39,6 +40,14 @@ public final class Names {
   /** 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-": a step's name, which writes. */
   public static boolean isStepName(String name) {
     return name != null && STEP.matcher(name).matches();
+  }
+
+  /**
+   * 1 to 128 characters of a-z, A-Z, 0-9, ".", "_", ":" and "-": an event a caller signals a run
+   * with (the engine's own events start with "__").
+   */
+  public static boolean isEventName(String name) {
+    return name != null && EVENT.matcher(name).matches();
   }
 
   /** The queue of a workflow's runs. */

@@ -7,19 +7,18 @@ import dev.pgworkflows.engine.internal.store.DatabaseException;
 import dev.pgworkflows.engine.internal.store.OperationsStore;
 import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.protocol.ForkRequest;
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.RestartRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.WorkflowPause;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import java.util.regex.Pattern;
 
 /**
  * An operator's controls over workflows and runs: pause and resume a workflow or one run, restart
  * an ended run from a step, fork a run from a step into a new one.
  */
 public final class RunControlRoutes {
-  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
   private final OperationsStore ops;
   private final RunStore runs;
@@ -85,7 +84,7 @@ public final class RunControlRoutes {
     if (step == null) {
       throw ApiException.badRequest("fromStep", "fromStep is required: the name of a step");
     }
-    if (!STEP.matcher(step).matches()) {
+    if (!Names.isStepName(step)) {
       throw ApiException.badRequest(
           "fromStep", "fromStep must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\", \"-\"");
     }

@@ -5,6 +5,7 @@ import dev.pgworkflows.engine.internal.runtime.PollTerms;
 import dev.pgworkflows.engine.internal.store.StepCompletion;
 import dev.pgworkflows.protocol.CompleteRequest;
 import dev.pgworkflows.protocol.Completion;
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.RunStateLimits;
@@ -14,7 +15,6 @@ import dev.pgworkflows.protocol.Wait;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /** The checks of the worker protocol's request fields; each failure a 400 naming the field. */
 public final class WorkerChecks {
@@ -25,7 +25,6 @@ public final class WorkerChecks {
   private static final long MAX_DELAY_MS = 31_536_000_000L;
 
   /** A step's name, as the SQL functions check it too. */
-  private static final Pattern STEP_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
   /** The kinds of journal rows a worker may write ({@code wait} rows are usually the server's). */
   private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
@@ -37,7 +36,7 @@ public final class WorkerChecks {
 
   /** A step name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-". */
   public static String stepName(String field, String name) {
-    if (name == null || !STEP_NAME.matcher(name).matches()) {
+    if (!Names.isStepName(name)) {
       throw ApiException.badRequest(
           field,
           field

@@ -12,6 +12,7 @@ import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.StoredRun;
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.SignalOutcome;
@@ -22,7 +23,6 @@ import dev.pgworkflows.protocol.StartResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 /**
  * What a client asks of the engine about runs, whichever way it comes (a server route, or a client
@@ -30,7 +30,6 @@ import java.util.regex.Pattern;
  * the database call that does it, and reports what follows (counters, the spans of runs it ended).
  */
 public final class RunCalls {
-  private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
   private final Starts starts;
   private final RunStore store;
@@ -154,7 +153,7 @@ public final class RunCalls {
 
   /** Checks a signal's event name and idempotency key; each failure a 400 naming the field. */
   public static void checkSignal(String event, String key, String keyField) {
-    if (event == null || !EVENT.matcher(event).matches()) {
+    if (!Names.isEventName(event)) {
       throw ApiException.badRequest(
           "event",
           "event must be 1 to 128 characters of A-Z, a-z, 0-9, \".\", \"_\", \":\", \"-\"");

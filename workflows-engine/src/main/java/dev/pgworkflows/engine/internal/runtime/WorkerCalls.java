@@ -42,7 +42,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
-import java.util.regex.Pattern;
 
 /**
  * What a worker asks of the engine, whichever way it comes: a server route that read it from JSON,
@@ -55,7 +54,6 @@ public final class WorkerCalls {
   public static final int MAX_BATCH = 100;
   public static final int MAX_STEPS = 1000;
   public static final long MAX_RETRY_AFTER_MS = 86_400_000L;
-  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
   private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
   private static final Set<String> ON_PARENT_CANCEL = Set.of("cancel", "abandon");
 
@@ -366,7 +364,7 @@ public final class WorkerCalls {
       if (s == null) {
         throw ApiException.badRequest(at, at + " must be a step object");
       }
-      if (s.name() == null || !STEP.matcher(s.name()).matches()) {
+      if (!Names.isStepName(s.name())) {
         throw ApiException.badRequest(
             at + ".name",
             at + ".name must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\"");

@@ -1,5 +1,6 @@
 package dev.pgworkflows.engine.internal.store;
 
+import dev.pgworkflows.protocol.SqlStates;
 import java.sql.SQLException;
 
 /**
@@ -27,54 +28,17 @@ public final class DatabaseException extends RuntimeException {
   }
 
   /**
-   * The status for an SQLSTATE raised by the SQL functions: 4xx for bad input, 503 when the
-   * database is unreachable, read-only (a standby, during a failover), out of a resource (disk,
-   * memory, connections), cancelled a statement at its timeout or rolled the transaction back to
-   * break a deadlock, 500 for anything else.
+   * The status for the SQLSTATE ({@link SqlStates}): 4xx for bad input, 503 when the database
+   * cannot serve for now, 500 for anything else. A connection the driver lost is 503 whatever its
+   * state.
    */
   public int status() {
-    String state = sqlState() == null ? "" : sqlState();
-    int status =
-        switch (state) {
-          case "22023",
-                  "22P02",
-                  "22P05",
-                  "22003",
-                  "22001",
-                  "22004",
-                  "22007",
-                  "22008",
-                  "2201B",
-                  "54000" ->
-              400;
-          case "P0002", "42P01" -> 404;
-          // WF001: a workflow's queue __wf_<name> refuses all but sends (the engine owns it);
-          // WF002: a parent run that is not running starts no children;
-          // WF003: a run in the wrong state for an operator's action (pause, restart).
-          case "42710", "23505", "WF001", "WF002", "WF003" -> 409;
-          default -> 0;
-        };
-    if (status != 0) {
-      return status;
-    }
     Throwable cause = getCause();
-    // 40xxx: a deadlock or serialization failure rolled the transaction back; trying again works.
-    // 57014: the statement ran past WORKFLOWS_DB_STATEMENT_TIMEOUT_MS (a database too busy).
-    // 25006: a read-only transaction, as on a standby that a connection reached during a
-    // failover; the next connection finds the new primary.
-    // 53xxx: the database lacks a resource for now: its disk is full (53100), its memory (53200),
-    // its connection slots (53300).
-    if (state.startsWith("08")
-        || state.equals("57014")
-        || state.equals("25006")
-        || state.startsWith("40")
-        || state.startsWith("57P")
-        || state.startsWith("53")
-        || cause instanceof java.sql.SQLTransientConnectionException
+    if (cause instanceof java.sql.SQLTransientConnectionException
         || cause instanceof java.sql.SQLNonTransientConnectionException
         || cause instanceof java.sql.SQLRecoverableException) {
       return 503;
     }
-    return 500;
+    return SqlStates.of(sqlState()).status();
   }
 }

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 
 /**
  * A run's journal as the body's replay walks it. Each step call either matches the next journaled
@@ -19,7 +19,6 @@ import java.util.regex.Pattern;
  * reached in journal order, else the body is not deterministic.
  */
 final class Journal {
-  private static final Pattern STEP = Pattern.compile("[a-zA-Z0-9._-]{1,128}");
 
   /** The prefix of the engine's own journal rows, which step names cannot have. */
   static final String RESERVED = "__";
@@ -235,7 +234,7 @@ final class Journal {
   }
 
   private static void checkName(String name) {
-    if (name == null || !STEP.matcher(name).matches()) {
+    if (!Names.isStepName(name)) {
       throw new IllegalArgumentException(
           "step name \""
               + name

@@ -1,12 +1,12 @@
 package dev.pgworkflows.workflows.internal.sql;
 
+import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.regex.Pattern;
 
 /**
  * A signal on the caller's connection: the call {@code POST
@@ -15,7 +15,6 @@ import java.util.regex.Pattern;
  * has ended).
  */
 public final class SqlSignals {
-  private static final Pattern EVENT = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
   /**
    * The signal is sent only when the run is the named workflow's: a run of another workflow yields
@@ -33,7 +32,7 @@ public final class SqlSignals {
       throw new IllegalArgumentException(
           "runId must be a run id (a positive integer), got " + runId);
     }
-    if (event == null || !EVENT.matcher(event).matches()) {
+    if (!Names.isEventName(event)) {
       throw new IllegalArgumentException(
           "event must be 1 to 128 characters of A-Z, a-z, 0-9, \".\", \"_\", \":\", \"-\"");
     }
