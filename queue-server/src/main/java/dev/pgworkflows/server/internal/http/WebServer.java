@@ -98,8 +98,14 @@ public final class WebServer {
               Problems.install(cfg);
               RouteTemplates templates = new RouteTemplates(() -> app[0]);
               RequestHooks hooks = new RequestHooks().before(RequestIds::assign);
-              metrics.register(hooks, templates);
-              tracing.register(hooks, templates);
+              // Metrics first, before the hooks that may refuse a request: refused requests are
+              // timed too.
+              hooks
+                  .before(metrics::requestStarted)
+                  .after(ctx -> metrics.requestEnded(ctx, templates.of(ctx)));
+              hooks
+                  .before(tracing::requestStarted)
+                  .after(ctx -> tracing.requestEnded(ctx, templates.of(ctx)));
               hooks
                   .before(ctx -> auth.check(ctx, templates.of(ctx)))
                   .after(ctx -> audit.after(ctx, templates.of(ctx)))

@@ -4,8 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
 import dev.pgworkflows.engine.internal.store.Sql;
-import dev.pgworkflows.server.internal.http.RequestHooks;
-import dev.pgworkflows.server.internal.http.RouteTemplates;
 import dev.pgworkflows.sweeper.Sweeper;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -118,21 +116,19 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
   }
 
   /**
-   * Times every request from here to the after hooks, under its route template: added before the
-   * hooks that may refuse a request, so refused requests are counted too.
+   * A request begins: it is timed from here to {@link #requestEnded}. Called before the hooks that
+   * may refuse a request, so refused requests are counted too.
    */
-  public void register(RequestHooks hooks, RouteTemplates templates) {
-    hooks
-        .before(ctx -> ctx.attribute("metrics.start", System.nanoTime()))
-        .after(ctx -> timeRequest(ctx, templates));
+  public void requestStarted(Context ctx) {
+    ctx.attribute("metrics.start", System.nanoTime());
   }
 
-  private void timeRequest(Context ctx, RouteTemplates templates) {
+  /** A request ends: its time is recorded under its route template (null for an unknown path). */
+  public void requestEnded(Context ctx, String route) {
     Long start = ctx.attribute("metrics.start");
     if (start == null) {
       return;
     }
-    String route = templates.of(ctx);
     if (route == null) {
       return; // unmatched paths stay out: their labels would be unbounded
     }

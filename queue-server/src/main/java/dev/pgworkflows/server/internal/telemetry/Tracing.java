@@ -2,8 +2,6 @@ package dev.pgworkflows.server.internal.telemetry;
 
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.engine.internal.telemetry.TraceIds;
-import dev.pgworkflows.server.internal.http.RequestHooks;
-import dev.pgworkflows.server.internal.http.RouteTemplates;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
 import io.opentelemetry.api.trace.Span;
@@ -140,11 +138,8 @@ public final class Tracing {
         .build();
   }
 
-  public void register(RequestHooks hooks, RouteTemplates templates) {
-    hooks.before(this::startHttpSpan).after(ctx -> endHttpSpan(ctx, templates));
-  }
-
-  private void startHttpSpan(io.javalin.http.Context ctx) {
+  /** A request begins: its server span starts, as the child of the caller's trace context. */
+  public void requestStarted(io.javalin.http.Context ctx) {
     io.opentelemetry.context.Context parent =
         otel.getPropagators()
             .getTextMapPropagator()
@@ -160,12 +155,12 @@ public final class Tracing {
     ctx.attribute(SPAN, span);
   }
 
-  private void endHttpSpan(io.javalin.http.Context ctx, RouteTemplates templates) {
+  /** A request ends: its span is named for its route template (null for an unknown path). */
+  public void requestEnded(io.javalin.http.Context ctx, String route) {
     Span span = ctx.attribute(SPAN);
     if (span == null) {
       return;
     }
-    String route = templates.of(ctx);
     if (route != null) {
       span.updateName(ctx.method().name() + " " + route);
       span.setAttribute("http.route", route);

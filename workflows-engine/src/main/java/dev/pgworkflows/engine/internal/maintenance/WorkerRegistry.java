@@ -59,8 +59,8 @@ public final class WorkerRegistry implements AutoCloseable {
 
   /** Writes what this server sees now and deletes stale workers. */
   public void report() {
-    List<WorkerSightings.Seen> seen = sightings.snapshot();
-    List<WorkerSightings.Gone> gone = sightings.drainGone();
+    List<WorkerStore.Seen> seen = sightings.snapshot();
+    List<WorkerStore.Gone> gone = sightings.drainGone();
     if (!seen.isEmpty() || !gone.isEmpty()) {
       store.report(server, seen, gone);
     }

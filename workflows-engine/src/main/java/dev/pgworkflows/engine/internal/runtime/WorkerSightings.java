@@ -1,5 +1,7 @@
 package dev.pgworkflows.engine.internal.runtime;
 
+import dev.pgworkflows.engine.internal.store.WorkerStore.Gone;
+import dev.pgworkflows.engine.internal.store.WorkerStore.Seen;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,19 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * updates.
  */
 public final class WorkerSightings {
-  /** One worker of one workflow, as last seen. */
-  public record Seen(
-      String id,
-      String workflow,
-      String host,
-      List<Integer> versions,
-      Integer slots,
-      String mode,
-      long agoMs) {}
-
-  /** A worker of a workflow that said goodbye (or that this server forgets as it stops). */
-  public record Gone(String id, String workflow) {}
-
   private record Key(String id, String workflow) {}
 
   /** What a worker said of itself when last seen; replaced whole, never half written. */

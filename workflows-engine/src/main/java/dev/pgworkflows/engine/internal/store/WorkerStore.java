@@ -1,7 +1,6 @@
 package dev.pgworkflows.engine.internal.store;
 
 import dev.pgworkflows.engine.internal.json.Json;
-import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.protocol.WorkerSeen;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -11,6 +10,19 @@ import java.util.List;
 
 /** The workers registry's functions: a server's report, the expiry, the listing. */
 public final class WorkerStore {
+  /** One worker of one workflow, as last seen. */
+  public record Seen(
+      String id,
+      String workflow,
+      String host,
+      List<Integer> versions,
+      Integer slots,
+      String mode,
+      long agoMs) {}
+
+  /** A worker of a workflow that said goodbye (or that this server forgets as it stops). */
+  public record Gone(String id, String workflow) {}
+
   private final Sql sql;
 
   public WorkerStore(Sql sql) {
@@ -18,8 +30,7 @@ public final class WorkerStore {
   }
 
   /** Writes what server {@code server} sees now, and deletes the workers that said goodbye. */
-  public void report(
-      String server, List<WorkerSightings.Seen> seen, List<WorkerSightings.Gone> gone) {
+  public void report(String server, List<Seen> seen, List<Gone> gone) {
     sql.one(
         "SELECT 1 FROM queue.worker_report(?, ?::jsonb, ?::jsonb)",
         rs -> 1,

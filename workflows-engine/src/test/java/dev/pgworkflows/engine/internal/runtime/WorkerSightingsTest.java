@@ -2,19 +2,18 @@ package dev.pgworkflows.engine.internal.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.engine.internal.store.WorkerStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A snapshot taken while workers are first seen, on other threads, holds each worker whole (host
  * and mode never missing), and a worker changing how it connects is reported as it is now.
  */
-@Timeout(60)
 class WorkerSightingsTest {
 
   @Test
@@ -38,10 +37,10 @@ class WorkerSightingsTest {
                 }
               }
             });
-    List<WorkerSightings.Seen> incomplete = new ArrayList<>();
+    List<WorkerStore.Seen> incomplete = new ArrayList<>();
     int snapshots = 0;
     while (!seeing.isDone() && snapshots < 20_000) {
-      for (WorkerSightings.Seen s : sightings.snapshot()) {
+      for (WorkerStore.Seen s : sightings.snapshot()) {
         if (s.host() == null || s.mode() == null || s.versions() == null) {
           incomplete.add(s);
         }
