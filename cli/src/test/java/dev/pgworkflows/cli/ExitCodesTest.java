@@ -8,14 +8,12 @@ import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every exit code a script may rely on, each from a real answer (or none) of a server, with the
  * problem's title and detail on one line of stderr; bad input changes nothing.
  */
-@Timeout(120)
 class ExitCodesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

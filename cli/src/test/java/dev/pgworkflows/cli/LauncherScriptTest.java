@@ -23,7 +23,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -33,7 +32,6 @@ import picocli.CommandLine;
  * here a jar of this build's classes (PGW_JAR), with the server in WORKFLOWS_URL and
  * WORKFLOWS_TOKEN.
  */
-@Timeout(180)
 class LauncherScriptTest {
   private static final Path LAUNCHER = Path.of("bin/pgw").toAbsolutePath();
 

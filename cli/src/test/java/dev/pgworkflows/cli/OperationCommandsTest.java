@@ -8,14 +8,12 @@ import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator's commands against a live server: pausing runs and workflows, restarting and forking
  * runs, what blocks a run, the workers seen, and holding back, parking and redriving a queue group.
  */
-@Timeout(120)
 class OperationCommandsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * console block runs, in order, against a fresh server, succeeds and prints what the page shows
  * (times aside). The transcript is written to target/pgw-tour.txt.
  */
-@Timeout(120)
 class PgwTourPageTest {
   private static final Path PAGE = Path.of("../docs/operating.md");
   private static final String HEADING = "## The pgw command line";

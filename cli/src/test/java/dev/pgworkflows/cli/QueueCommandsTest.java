@@ -6,11 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code pgw queues} against a live server: a queue's whole life, messages and dead letters. */
-@Timeout(120)
 class QueueCommandsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

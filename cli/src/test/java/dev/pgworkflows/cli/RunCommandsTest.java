@@ -6,11 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code pgw workflows} and {@code pgw runs} against a live server, for people and with --json. */
-@Timeout(120)
 class RunCommandsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

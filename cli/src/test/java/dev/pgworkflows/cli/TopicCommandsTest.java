@@ -6,11 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code pgw topics} against a live server: subscribing, publishing, unsubscribing. */
-@Timeout(120)
 class TopicCommandsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -7,16 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A page's Java block is, line for line, the body of an example class between its {@code // docs:
  * begin} and {@code // docs: end} markers; the build runs those classes (see .ci/run), so each
  * block runs as printed.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class PagesPrintTheirExamplesTest {
   @Test
   void withoutAServerPrintsTheExampleThatTheBuildRuns() throws IOException {

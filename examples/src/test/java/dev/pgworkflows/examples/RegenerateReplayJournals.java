@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * export --workflow onboard-user --out src/test/resources/replay/onboard-user}.
  */
 @EnabledIfSystemProperty(named = "replay.regenerate", matches = "true")
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RegenerateReplayJournals {
   static final Path DIR = Path.of("src/test/resources/replay/onboard-user");
   static final Duration WELCOME_DELAY = Duration.ofMinutes(5);

@@ -14,9 +14,7 @@ import dev.pgworkflows.workflows.Workflow;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The replay check as a CI gate: the onboard-user runs in flight, exported with {@code pgw journals
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.Timeout;
  * deployed. Run 1 waits for "verify" (its journal: create-user, welcome-delay, send-welcome); run 2
  * is in its welcome delay (create-user, welcome-delay).
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class ReplayGateTest {
   static final Path JOURNALS = Path.of("src/test/resources/replay/onboard-user");
 

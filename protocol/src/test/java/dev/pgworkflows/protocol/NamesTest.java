@@ -3,9 +3,7 @@ package dev.pgworkflows.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
 class NamesTest {
   @Test
   void aWorkflowNameLeavesRoomForItsQueuePrefix() {

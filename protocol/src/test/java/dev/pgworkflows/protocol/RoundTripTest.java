@@ -8,13 +8,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The records read what the server writes and write it back byte for byte: field names, order,
  * omitted nulls, raw JSON and instants as openapi.yaml shows them.
  */
-@Timeout(10)
 class RoundTripTest {
   private static final ObjectMapper JSON =
       JsonMapper.builder()

@@ -8,13 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Bad input gets a 4xx problem+json and changes nothing. */
-@Timeout(60)
 class BadInputTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * rejected} with a detail naming the field and what it should be, and its neighbours are applied;
  * only the envelope refuses the whole batch. Every exchange is checked against openapi.yaml.
  */
-@Timeout(60)
 class BatchItemsThatDoNotFitTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * carries them and waits for a slot of its key like any run; bad ones are a 400 naming the field
  * that starts no child. Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class ChildFlowControlRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

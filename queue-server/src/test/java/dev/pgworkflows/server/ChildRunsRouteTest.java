@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of the parent cancels the children that asked for it; bad bodies are 400s naming the field and
  * start nothing. Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class ChildRunsRouteTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

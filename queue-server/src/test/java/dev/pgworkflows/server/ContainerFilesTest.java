@@ -8,14 +8,12 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * docker-compose.yml and the Dockerfile, checked without a Docker engine: the compose file wires
  * the server to PostgreSQL with health checks and a volume, and the image builds with the same
  * wrapper command the README gives. (.ci/run also runs `docker-compose config` when installed.)
  */
-@Timeout(10)
 class ContainerFilesTest {
   private static final Path ROOT = Path.of("..");
 

@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its last run, which signals and cancels sent to an ended run of it reach. Every exchange is
  * checked against openapi.yaml.
  */
-@Timeout(120)
 class ContinueAsNewRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -12,9 +12,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The pool's bounds on waiting for the database: a statement stuck behind a lock is cancelled at
@@ -22,7 +20,6 @@ import org.junit.jupiter.api.Timeout;
  * refused at start with the variable's name. (A database that stops answering altogether, which the
  * socket timeout bounds, is tried in the reliability suite's PostgresNetworkFaultsTest.)
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DatabaseTimeoutsTest {
 
   @Test

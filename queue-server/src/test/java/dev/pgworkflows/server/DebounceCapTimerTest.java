@@ -12,14 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A debounced run pushed up to its cap (ten windows after its first start) is handed to a waiting
  * worker when the cap comes, by a timer of its own: the fallback wake-up is ten minutes here.
  */
-@Timeout(120)
 class DebounceCapTimerTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

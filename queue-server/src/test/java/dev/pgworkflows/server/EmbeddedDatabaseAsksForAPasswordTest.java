@@ -19,9 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * in {@code <WORKFLOWS_DATA_DIR>/pg-password}, readable by its owner only. A data directory made
  * before passwords (its rules say {@code trust}) is upgraded at its next start.
  */
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class EmbeddedDatabaseAsksForAPasswordTest {
   private static final Duration READY = Duration.ofSeconds(90);
 

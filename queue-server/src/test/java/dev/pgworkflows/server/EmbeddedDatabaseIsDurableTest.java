@@ -8,9 +8,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * starts PostgreSQL with {@code -F} and {@code synchronous_commit=off} unless told otherwise), and
  * {@code /readyz} says so.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class EmbeddedDatabaseIsDurableTest {
 
   @Test

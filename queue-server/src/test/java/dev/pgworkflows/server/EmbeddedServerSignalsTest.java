@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,7 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * finishes, and PostgreSQL stops last, cleanly. SIGKILL leaves PostgreSQL running; the next server
  * on that directory stops it and starts afresh, losing nothing acknowledged.
  */
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class EmbeddedServerSignalsTest {
   private static final Duration READY = Duration.ofSeconds(90);
 

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -18,7 +17,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * body, as {@code messages[1].delaySeconds}) and what it should be, in plain words: never a Java
  * class, a package or a Jackson setting.
  */
-@Timeout(60)
 class ErrorDetailsNameTheFieldInPlainWordsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

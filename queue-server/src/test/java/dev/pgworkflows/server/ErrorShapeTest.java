@@ -7,14 +7,12 @@ import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import dev.pgworkflows.server.testing.WorkerClient;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A step's or a run's error is an object with a string type and message (a stack and the failing
  * step by convention): anything else is refused, so every client can show what failed.
  */
-@Timeout(120)
 class ErrorShapeTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * lacks. The table comes from the spec, so a new operation without a scope fails here, and one the
  * server serves without a scope stops the server from starting at all.
  */
-@Timeout(120)
 class EveryRouteNeedsItsScopeTest {
   private static final Set<String> SCOPES = Set.of("read", "start", "worker", "admin");
 

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * starts with a key or a priority; bad input answered 400 naming the field and changing nothing.
  * Every exchange checked against openapi.yaml.
  */
-@Timeout(120)
 class FlowControlRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -10,14 +10,12 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A connection outlives the longest wait a poll may ask for. Were the server to close idle
  * connections at the longest wait, a poll answered as that timeout fired would see its connection
  * closed right after its answer, and the client's next request on it would fail.
  */
-@Timeout(90)
 class IdleConnectionsOutliveTheLongestPollTest {
   @Test
   void aConnectionIdleForLongerThanTheLongestWaitIsStillServed() throws Exception {

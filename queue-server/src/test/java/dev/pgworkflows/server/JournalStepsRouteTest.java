@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * carries on; a lost lease answers stale or not_running and writes nothing; bad input is a 400
  * naming the field before anything is written. Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class JournalStepsRouteTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

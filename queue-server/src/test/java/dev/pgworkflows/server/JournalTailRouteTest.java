@@ -7,7 +7,6 @@ import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -15,7 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * answers the rows after the one the worker names, or the whole journal; every exchange is checked
  * against openapi.yaml, and bad input is refused naming the field.
  */
-@Timeout(60)
 class JournalTailRouteTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

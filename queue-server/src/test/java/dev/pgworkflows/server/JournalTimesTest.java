@@ -13,7 +13,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and a step whose worker gave no start is recorded as starting no later than it completed, on
  * every completion path (inline, through a new message, ending the run, and in a batch).
  */
-@Timeout(120)
 class JournalTimesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

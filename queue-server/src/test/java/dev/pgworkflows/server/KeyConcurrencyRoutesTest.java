@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of the workflow's, which still holds for the other keys; bad input is a 400 naming the field that
  * changes nothing, and a key without one is a 404. Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class KeyConcurrencyRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

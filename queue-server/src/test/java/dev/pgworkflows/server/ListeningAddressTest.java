@@ -16,14 +16,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Where the server listens: on loopback unless told otherwise, and beyond it only with tokens (or
  * the explicit insecure flag, which it warns about). 127.0.0.2 stands for "another interface": a
  * loopback address, so no traffic leaves the machine, but not the one a 127.0.0.1 bind accepts on.
  */
-@Timeout(120)
 class ListeningAddressTest {
 
   private static void connect(String host, int port) throws IOException {

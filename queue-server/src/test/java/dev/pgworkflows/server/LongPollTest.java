@@ -10,14 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Long polls wake on sends, on delayed messages coming due, across servers, and after the LISTEN
  * connection is killed. Bounds are generous: these prove wake-ups happen, the benchmark times them.
  */
-@Timeout(120)
 class LongPollTest {
   // A slow fallback poll, so a pass here is owed to NOTIFY or a timer, not to polling.
   @RegisterExtension

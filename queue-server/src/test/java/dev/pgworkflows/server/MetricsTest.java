@@ -16,14 +16,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code /metrics}: the design's workflow metrics, the queues', HTTP, JVM and pool metrics, each of
  * ours with help text and a type that promtool finds no fault with; runs in flight within a second.
  */
-@Timeout(60)
 class MetricsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

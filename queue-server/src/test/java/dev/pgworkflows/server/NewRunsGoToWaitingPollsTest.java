@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * in the start's transaction: the poll answers with it, nobody is woken, and the task completes
  * like any other. Runs the poll does not take go the usual way.
  */
-@Timeout(60)
 class NewRunsGoToWaitingPollsTest {
   // A slow fallback poll: what a poll gets here, it gets from the start or a wake-up.
   @RegisterExtension

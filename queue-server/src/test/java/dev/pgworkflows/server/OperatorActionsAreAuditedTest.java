@@ -11,14 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Every operator action a server performs is on the audit trail twice: a structured line of logger
  * {@code pgworkflows.audit} and a row {@code GET /v1/audit} lists, both with the token's name and
  * never the token. So is each change of the tokens' names and scopes, once, when a server starts.
  */
-@Timeout(120)
 class OperatorActionsAreAuditedTest {
   private static final String TOKENS =
       "ops:admin,read,start=ops-secret-token;viewer:read=viewer-secret-token";

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * states change nothing, each action is audited, and every exchange is checked against
  * openapi.yaml.
  */
-@Timeout(120)
 class OperatorControlRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A server configured with the standard {@code OTEL_*} variables exports its spans over OTLP/HTTP
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.Timeout;
  * exports metrics, and leaves no exporter thread behind; its settings win over the process's; a
  * server given none exports nothing and starts no exporter, whatever the process's settings.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OtlpExportTest {
   private static final String SERVICE = "otlp-export-test";
 

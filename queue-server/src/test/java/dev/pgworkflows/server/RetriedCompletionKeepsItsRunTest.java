@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -15,7 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * workflow paused in between: answered duplicate, and the run keeps its task, so once the worker
  * lets the lease go the run is handed out again and goes on from its journal.
  */
-@Timeout(120)
 class RetriedCompletionKeepsItsRunTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * again: at once for no delay, after the delay otherwise, though a retry sends no NOTIFY and the
  * fallback poll here is slow.
  */
-@Timeout(60)
 class RetryWakesWaitingPollTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

@@ -11,14 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code GET .../runs/{runId}/blockers} over real HTTP, one test per kind of reason a run is held:
  * each answer checked against openapi.yaml, and reading it changes nothing.
  */
-@Timeout(120)
 class RunBlockersTest {
   // A short expiry, so the registry reports every half second.
   @RegisterExtension

@@ -24,7 +24,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A run's streams over real HTTP, every exchange checked against openapi.yaml: writes (repeats of
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.Timeout;
  * followers capped (503) and their answers bounded in time, and nothing left registered after a
  * follow.
  */
-@Timeout(120)
 class RunStreamRoutesTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static TestServer server;

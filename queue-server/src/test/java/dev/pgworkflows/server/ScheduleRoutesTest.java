@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * exchange checked against openapi.yaml; bad input is a 400 naming the field and stores nothing;
  * the changes are on the audit trail.
  */
-@Timeout(120)
 class ScheduleRoutesTest {
   /** Monday 2026-03-02, 10:30 UTC. */
   private static final SettableClock clock =

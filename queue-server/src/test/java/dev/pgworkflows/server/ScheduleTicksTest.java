@@ -13,14 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The ticker of real servers, their clocks moved by hand: a tick starts exactly one run (also with
  * two servers on one database), whose input carries the tick; after downtime each catch-up policy
  * starts what it says; ticks follow the schedule's zone across daylight-saving changes.
  */
-@Timeout(120)
 class ScheduleTicksTest {
   private static final Map<String, String> FAST = Map.of("WORKFLOWS_SCHEDULE_INTERVAL_MS", "20");
 

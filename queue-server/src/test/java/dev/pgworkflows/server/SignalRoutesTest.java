@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * once the run has ended, and listed by {@code GET .../signals}; every exchange checked against
  * openapi.yaml.
  */
-@Timeout(120)
 class SignalRoutesTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

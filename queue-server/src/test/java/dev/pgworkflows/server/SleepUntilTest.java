@@ -8,7 +8,6 @@ import dev.pgworkflows.server.testing.WorkerClient;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * until} a worker sends (workers of earlier versions placed the end by their own wall clock) is
  * ignored, so a worker whose clock runs behind cannot cut a sleep short.
  */
-@Timeout(60)
 class SleepUntilTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -10,10 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** The server has exactly the routes openapi.yaml describes, and serves the spec itself. */
-@Timeout(60)
 class SpecCoverageTest {
 
   @Test

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * debounced starts collapse into one run; bad timing is a 400 naming the field that starts nothing.
  * Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class StartTimingRoutesTest {
   // Without the timers, a waiting poll would only look again after this long.
   @RegisterExtension

@@ -10,7 +10,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * headers, through the queue API and through {@code queue.send} in the caller's own transaction; a
  * bad header is a 400 naming it and starts nothing. Every exchange is checked against openapi.yaml.
  */
-@Timeout(120)
 class StartsThroughTheQueueTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -10,7 +10,6 @@ import dev.pgworkflows.server.testing.WorkerClient;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * each step counts its own: a retry counts, a journaled step starts the next one's count at 1, and
  * a worker that goes on inline learns that count from the completion's answer.
  */
-@Timeout(120)
 class StepAttemptsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

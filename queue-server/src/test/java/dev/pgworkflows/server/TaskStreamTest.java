@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * report on a write frees room for more, a start is handed to a waiting stream, an ended stream
  * closes, and bad input is refused without changing anything.
  */
-@Timeout(120)
 class TaskStreamTest {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -8,14 +8,12 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code WORKFLOWS_API_TOKENS}: named tokens with scopes, plain or as SHA-256 digests, the older
  * comma-separated form, and configuration mistakes refused with the variable's name and never the
  * token.
  */
-@Timeout(60)
 class TokenConfigurationTest {
   private static final String SECRET = "s3cret-never-in-messages";
 

@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * without a timeout; a malformed wait is a 400 naming the field and changes nothing. Every exchange
  * is checked against openapi.yaml.
  */
-@Timeout(120)
 class WaitCompletionsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -18,7 +18,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Delivery looks the host up itself, vets every address, and connects to the vetted one: a name
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.Timeout;
  * lookup could not reach them. Every connection made here goes to 127.0.0.1: the public address is
  * only ever an answer at subscription, where nothing connects.
  */
-@Timeout(60)
 class WebhookDeliveryConnectsOnlyToVettedAddressesTest {
   private static final String REBINDING = "rebinding.hooks.test";
   private static final String ALLOWED = "allowed.hooks.test";

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * connect to nothing, and the refusal at delivery comes before the connect (the loopback receiver
  * that would get the request gets none).
  */
-@Timeout(60)
 class WebhooksToInternalAddressesAreRefusedTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

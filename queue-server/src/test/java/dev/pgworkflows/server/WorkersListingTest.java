@@ -21,7 +21,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * slots; a stream that stays open keeps its worker listed, a worker that stops polling leaves after
  * the expiry, and one that ends its stream as it closes leaves at once.
  */
-@Timeout(120)
 class WorkersListingTest {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -15,11 +15,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The /v1/workflows routes and the worker protocol, driven over HTTP as a worker would. */
-@Timeout(120)
 class WorkflowApiTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

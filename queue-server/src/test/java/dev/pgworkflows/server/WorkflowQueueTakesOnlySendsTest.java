@@ -8,14 +8,12 @@ import dev.pgworkflows.server.testing.WorkerClient;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A workflow's queue {@code __wf_<name>} belongs to the engine: through the queue API it takes
  * sends, each of which starts a run, and refuses everything else with a 409 that changes nothing.
  */
-@Timeout(60)
 class WorkflowQueueTakesOnlySendsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

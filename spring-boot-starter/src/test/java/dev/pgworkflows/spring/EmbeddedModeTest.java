@@ -8,9 +8,7 @@ import dev.pgworkflows.workflows.QueueSchemaException;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowClient;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -23,7 +21,6 @@ import org.springframework.context.annotation.Configuration;
  * {@code pgworkflows.mode=embedded}: no server, the engine in the application over its DataSource
  * (a real PostgreSQL database with no schema at first).
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class EmbeddedModeTest {
   private static ApplicationContextRunner runner(TestDatabase db) {
     return new ApplicationContextRunner()

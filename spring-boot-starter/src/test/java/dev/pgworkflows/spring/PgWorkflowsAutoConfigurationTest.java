@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pgworkflows.workflows.WorkflowClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -19,7 +17,6 @@ import org.springframework.context.annotation.Configuration;
  * The auto-configuration with and without its optional dependencies (no server needed: without
  * Workflow beans no worker starts, and nothing here calls the server).
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class PgWorkflowsAutoConfigurationTest {
   private static ApplicationContextRunner runner() {
     return new ApplicationContextRunner()

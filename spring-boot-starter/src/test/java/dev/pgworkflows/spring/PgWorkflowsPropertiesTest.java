@@ -6,16 +6,13 @@ import dev.pgworkflows.workflows.Workflow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Binding {@code pgworkflows.*}: no server is needed, as no worker starts. */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class PgWorkflowsPropertiesTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()

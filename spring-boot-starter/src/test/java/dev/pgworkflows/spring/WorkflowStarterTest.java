@@ -9,12 +9,10 @@ import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Started;
 import dev.pgworkflows.workflows.WorkflowClient;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -27,7 +25,6 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Runs started in the application's Spring transactions, on the server's own database. */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class WorkflowStarterTest {
   private static WorkflowTestKit kit;
 

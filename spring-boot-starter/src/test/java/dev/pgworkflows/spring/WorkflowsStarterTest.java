@@ -21,7 +21,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
@@ -33,7 +32,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** The starter against a real server and its PostgreSQL (the test kit's). */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowsStarterTest {
   private static WorkflowTestKit kit;
 

@@ -11,14 +11,12 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A keyed run handed out by an admission that woke waiting runs for free slots, itself among them,
  * keeps the lease it was handed: its message stays invisible until the lease ends and its receipt
  * holds, so no other poll takes it meanwhile.
  */
-@Timeout(120)
 class AdmissionKeepsItsLeaseTest {
 
   private static long start(Statement s) throws SQLException {

@@ -12,13 +12,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The attempt a task reports counts the tries of the run's first step not yet journaled: a retry
  * counts, a hand-back of a task no worker saw does not, and a journaled step restarts the count.
  */
-@Timeout(120)
 class AttemptCountTest {
 
   /** A polled task and the attempt it reported. */

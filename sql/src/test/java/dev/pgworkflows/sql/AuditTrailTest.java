@@ -10,10 +10,8 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** The audit trail's functions: what they record, what they refuse, how they list. */
-@Timeout(60)
 class AuditTrailTest {
 
   @Test

@@ -14,14 +14,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A completion batch that ends a run waits for a cancel of that run in flight, and then answers by
  * what the cancel left: the run is not running, so the item only acks, and the cancel stands. The
  * batch's other items go through as if the cancel had not happened.
  */
-@Timeout(120)
 class BatchCancelRaceTest {
 
   @Test

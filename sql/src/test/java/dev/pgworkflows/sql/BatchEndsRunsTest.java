@@ -9,13 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A run ended by a completion batch acks its message, and the next message of its group becomes the
  * group's head, batch after batch in one session (the promotion is prepared once and reused).
  */
-@Timeout(120)
 class BatchEndsRunsTest {
 
   @Test

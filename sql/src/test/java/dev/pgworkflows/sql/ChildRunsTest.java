@@ -14,14 +14,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A child run is started once per parent step, linked to its parent, and tells the parent of its
  * end in the transaction that ends it; cancelling the parent cancels the children that asked for
  * it.
  */
-@Timeout(120)
 class ChildRunsTest {
 
   private static long startChild(Connection c, long parent, String step, String policy)

@@ -9,14 +9,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_continue_as_new is one transaction: when anything in it fails after the successor was
  * started, neither the successor nor the run's end nor the held step remain, and the lease still
  * holds for a second try; and what the successor takes over from the run it continues.
  */
-@Timeout(120)
 class ContinueAsNewTest {
 
   private static String continueAsNew(WorkflowSql.Held h) {

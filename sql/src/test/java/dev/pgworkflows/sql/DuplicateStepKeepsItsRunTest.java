@@ -17,7 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A completion, under a lease that still holds, of a step the run has journaled already: answered
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.Timeout;
  * run-ending one, a batch's slow and finishing items, and an inline step's retry that finds the
  * workflow paused.
  */
-@Timeout(120)
 class DuplicateStepKeepsItsRunTest {
 
   private static final String SLEEP = "'{\"delayMs\": 0}'";

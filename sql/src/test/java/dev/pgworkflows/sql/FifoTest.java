@@ -12,10 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** FIFO groups with two consumers on separate connections, interleaving. */
-@Timeout(120)
 class FifoTest {
   private static TestDatabase db;
   private static Connection c1;

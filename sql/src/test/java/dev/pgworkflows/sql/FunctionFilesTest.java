@@ -11,10 +11,8 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** The files of sql/functions/ are the one source of the database's functions. */
-@Timeout(60)
 class FunctionFilesTest {
   private static final Pattern DEFINITION =
       Pattern.compile(

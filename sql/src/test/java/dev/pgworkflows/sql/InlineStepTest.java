@@ -14,14 +14,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A lone inline completion locks only its message: it goes through while another transaction holds
  * the run's row, takes its step's attempts from the message, and a run that is no longer running
  * still gets the general path's answer and journals nothing.
  */
-@Timeout(120)
 class InlineStepTest {
 
   @Test

@@ -11,14 +11,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A worker that keeps its runs' journals receives only the rows it lacks: workflow_poll withholds a
  * journal longer than the worker's p_journal_max, and workflow_journal_after answers the rows after
  * the last one the worker holds, or the whole journal when that row is no longer there as it was.
  */
-@Timeout(120)
 class JournalAfterTest {
 
   /** Journals steps a1..a{n} (output i) under the lease {@code h}. */

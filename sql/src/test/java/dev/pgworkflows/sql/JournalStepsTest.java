@@ -16,14 +16,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_journal_steps journals a parallel group's finished branches under the run's lease: in
  * array order after the journal, each once, with the attempts of the message's delivery, and leaves
  * the lease as it was; a receipt that lost the lease, an ended run and bad input change nothing.
  */
-@Timeout(120)
 class JournalStepsTest {
 
   @Test

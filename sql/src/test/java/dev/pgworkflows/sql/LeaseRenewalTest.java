@@ -12,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * An inline continuation keeps the held message as it is while enough of the lease is left (no new
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Timeout;
  * still refuses a receipt that no longer holds the lease. Through the batch function and the
  * single-run one alike.
  */
-@Timeout(120)
 class LeaseRenewalTest {
 
   private record Row(String ctid, long receipt, int readCount, String reason, double leftSeconds) {}

@@ -16,14 +16,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * An operator's controls in SQL: paused workflows and runs are not handed out (their tasks wait,
  * and run again after the resume), paused queue groups are passed by, a parked head lets its group
  * go on, a restart sets later journal rows aside and a fork copies earlier ones into a new run.
  */
-@Timeout(120)
 class OperatorControlTest {
 
   private static final String POLL =

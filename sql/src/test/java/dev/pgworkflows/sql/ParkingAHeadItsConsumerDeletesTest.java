@@ -12,14 +12,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Parking a FIFO group's head while its consumer deletes it: both take the message's row first and
  * the group's lock after, so neither waits for the other in a circle (no 40P01), and the group goes
  * on with its next message.
  */
-@Timeout(60)
 class ParkingAHeadItsConsumerDeletesTest {
 
   @Test

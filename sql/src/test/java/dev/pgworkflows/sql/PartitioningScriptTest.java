@@ -9,14 +9,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code bench/scripts/partitioning.sh}, which docs/scaling.md's retention and partitioning figures
  * come from, runs as printed there: with the connection in the PG* variables, here on 1,000 runs
  * instead of ten million (it needs psql: skipped where it is not installed; CI installs it).
  */
-@Timeout(180)
 class PartitioningScriptTest {
 
   @Test

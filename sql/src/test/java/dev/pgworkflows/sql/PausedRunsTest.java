@@ -17,14 +17,12 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A paused run stands aside: a keyed one gives its concurrency slot, or its turn for one, to the
  * next run of its key and is admitted afresh after its resume; a resume racing a poll never leaves
  * the run's task parked; a run that ends or is restarted is no longer paused.
  */
-@Timeout(120)
 class PausedRunsTest {
 
   private static final String COMPLETED = "'{\"status\": \"completed\", \"output\": 1}'";

@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * send, receive, delete and a FIFO group's promotion run statements prepared once per session.
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Timeout;
  * dropped and created again under its name, must keep working on the same connection; and a
  * statement whose text a migration changed while the session stayed open runs the new text.
  */
-@Timeout(120)
 class PerQueueStatementsTest {
 
   @Test

@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A session plans its functions' statements once and keeps the plans. Planned while the tables were
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Timeout;
  * of the request functions must still use indexes: counted from the transaction's own scan
  * statistics, not timed.
  */
-@Timeout(120)
 class PlansStayOnIndexesTest {
 
   /**

@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A database made by the pre-release migration series (version rows V001__queue.sql to
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.Timeout;
  * is the baseline's, so the database is built here from the baseline and then given the pre-release
  * bookkeeping, an outdated function body and a function the files no longer define.
  */
-@Timeout(120)
 class PreReleaseDatabaseTest {
 
   @Test

@@ -7,13 +7,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A receipt is vt in microseconds since the epoch, whatever the session's time zone, and the
  * planner inlines receipt_of into the statements that call it (no function call per row).
  */
-@Timeout(120)
 class ReceiptTest {
 
   @Test

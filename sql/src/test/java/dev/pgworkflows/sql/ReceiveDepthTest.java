@@ -11,14 +11,12 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * receive_fifo's cost must not grow with queue depth. Counted, not timed: the tuples that receiving
  * reads (index entries and heap rows, from the transaction's own statistics) are compared at depth
  * 1,000 and 100,000.
  */
-@Timeout(120)
 class ReceiveDepthTest {
 
   @Test

@@ -8,13 +8,11 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The retention ceiling of a start that names none (a start through SQL): the one servers stored in
  * queue.setting, else 365; a ceiling passed explicitly (a server's own start) wins.
  */
-@Timeout(120)
 class RetentionCeilingTest {
 
   private static String retention(Connection c, String days, String ceiling) throws SQLException {

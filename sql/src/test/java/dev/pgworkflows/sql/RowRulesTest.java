@@ -9,14 +9,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The run and journal tables refuse a row that breaks one of their rules, whoever writes it: with
  * check_violation, a message naming the rule, and nothing changed. Each rule is broken once here,
  * by hand, on rows the workflow functions wrote correctly.
  */
-@Timeout(120)
 class RowRulesTest {
 
   private static void refused(Connection c, String sql, String rule) {

@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_complete_ended: a completion that ends its run, answered with the run's version, times
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Timeout;
  * nothing; one without a result, with a result without a status, or with a failure and no error, is
  * refused.
  */
-@Timeout(120)
 class RunEndingCompletionTest {
 
   private static String end(String run, String msg, String receipt, String result) {

@@ -8,13 +8,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The idempotency key is unique among keyed runs of a workflow and unkeyed runs are not in its
  * index; a journal insert leaves its run's row alone (no foreign-key lock on it).
  */
-@Timeout(120)
 class RunKeysAndJournalLocksTest {
 
   private static String one(Connection c, String sql) throws SQLException {

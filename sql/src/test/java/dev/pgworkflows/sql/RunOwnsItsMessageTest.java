@@ -12,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A write names a run and a message, and the message must be the run's own: holding one run's task
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Timeout;
  * every function a worker writes with; a write for a finished run acks the named message only when
  * it is that run's.
  */
-@Timeout(120)
 class RunOwnsItsMessageTest {
 
   @Test

@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A step's state changes are journaled with its row, exactly once, by every completion path (lone
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.Timeout;
  * changes that break a limit raise 22023 naming the field and write nothing; the journal handed to
  * workers carries a row's changes only where it has some.
  */
-@Timeout(120)
 class RunStateTest {
 
   /** "outcome" of a lone workflow_complete_step journaling {@code step} with {@code state}. */

@@ -14,14 +14,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A run's streams: offsets dense from 0, each write identity stored once, closed streams and ended
  * runs refuse new entries, a restart takes back what the steps it sets aside wrote, and retention
  * takes the entries with the run.
  */
-@Timeout(120)
 class RunStreamsTest {
 
   private static String write(Connection c, Held h, String entries, boolean close)

@@ -7,13 +7,11 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_running, which the server's runs-in-flight gauge reads every second it is scraped: each
  * workflow with its running runs, and 0 once none runs rather than dropping out.
  */
-@Timeout(60)
 class RunsInFlightTest {
 
   @Test

@@ -10,14 +10,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A schedule's tick is agreed in SQL: the due query hands a schedule to one transaction at a time
  * (the others skip it), and a fire whose tick is no longer the schedule's next starts nothing, so
  * servers that computed the same tick start one run for it.
  */
-@Timeout(120)
 class ScheduleFireTest {
   private static final String MAKE =
       "SELECT name FROM queue.schedule_create('hourly', 'hourly', '0 * * * *', 'UTC',"

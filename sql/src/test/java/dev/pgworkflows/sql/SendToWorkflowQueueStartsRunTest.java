@@ -12,13 +12,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A send to {@code __wf_<name>} is a start: the way to start a run inside the caller's own
  * transaction, with the caller's rows, all or nothing.
  */
-@Timeout(120)
 class SendToWorkflowQueueStartsRunTest {
   private static TestDatabase db;
 

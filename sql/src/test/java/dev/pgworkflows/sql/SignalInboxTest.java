@@ -14,13 +14,11 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Each run keeps the signals it is sent: one that fits the run's wait is delivered at once, any
  * other is buffered and delivered to the first later wait it fits, oldest first, each at most once.
  */
-@Timeout(120)
 class SignalInboxTest {
 
   private static String signal(Connection c, long run, String event, String payload, String key)

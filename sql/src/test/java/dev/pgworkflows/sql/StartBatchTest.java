@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_start_batch: a batch without idempotency keys is written set-wise and gives each run
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Timeout;
  * the run's group), answered in input order; a bad item fails the batch and writes nothing; a batch
  * with a key goes start by start.
  */
-@Timeout(120)
 class StartBatchTest {
 
   @Test

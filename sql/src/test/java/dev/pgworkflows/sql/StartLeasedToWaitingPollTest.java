@@ -10,14 +10,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * workflow_start_leased: the runs start as a start would, and the first messages of those a waiting
  * poll takes are leased to it in the same transaction, with a receipt that completes their steps;
  * the others are there for any poll, and only they wake listeners.
  */
-@Timeout(120)
 class StartLeasedToWaitingPollTest {
 
   private static String one(Connection c, String sql) throws SQLException {

@@ -21,13 +21,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A start's timing: a delayed first task, a deadline that ends the run as timed_out without a
  * worker, and debounced starts that collapse into one pending run.
  */
-@Timeout(120)
 class StartTimingTest {
 
   private static long start(Connection c, String workflow, String input, String timing)

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.SQLWarning;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The sweeper's statements find what they delete by index, whatever the size of the run table: the
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.Timeout;
  * this session), with sequential scans priced out so that only a plan that cannot use an index
  * shows one.
  */
-@Timeout(120)
 class SweepFindsRunsByIndexTest {
   private static final int RUNS = 20_000;
   private static final int EXPIRED = 500;

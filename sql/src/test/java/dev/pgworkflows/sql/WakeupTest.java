@@ -9,11 +9,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
-@Timeout(120)
 class WakeupTest {
 
   @Test

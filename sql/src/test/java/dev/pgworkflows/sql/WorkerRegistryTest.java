@@ -9,14 +9,12 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The workers registry as servers write it: the newest sighting of a worker wins whichever server
  * reports it, a goodbye deletes only a row its own server reported last, and stale rows are left
  * out of the listing and expired.
  */
-@Timeout(120)
 class WorkerRegistryTest {
 
   private static String seen(String id, long agoMs, String mode) {

@@ -9,13 +9,11 @@ import dev.pgworkflows.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A workflow's queue belongs to the engine: the queue functions a user could call to take from,
  * empty, drop or reconfigure it raise WF001 and change nothing.
  */
-@Timeout(120)
 class WorkflowQueueRefusesQueueFunctionsTest {
 
   @Test

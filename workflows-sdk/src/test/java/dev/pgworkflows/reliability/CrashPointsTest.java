@@ -12,9 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,7 +24,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the run; every step is journaled once; the step runs again only in the first case; no other step
  * runs again.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class CrashPointsTest {
 

@@ -28,7 +28,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The primary PostgreSQL dies under load and its synchronous standby is promoted. The server, on a
@@ -37,7 +36,6 @@ import org.junit.jupiter.api.Timeout;
  * on the new primary; every run finishes with each step journaled once; a poll waiting across the
  * failover wakes for a send after it; {@code /readyz} recovers.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class FailoverTest {
 

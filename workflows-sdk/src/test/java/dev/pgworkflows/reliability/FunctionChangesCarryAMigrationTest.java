@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,7 +22,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rather than put its own functions back over the newer ones when it starts during a rolling
  * upgrade ({@code docs/upgrading.md}).
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class FunctionChangesCarryAMigrationTest {
   private static final Pattern MIGRATION = Pattern.compile("V(\\d+)__.*\\.sql");
 

@@ -16,12 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Many keyed runs under a small limit, sleeping (which frees a slot and asks for one again) and
@@ -29,7 +27,6 @@ import org.junit.jupiter.api.Timeout;
  * once woken, none parked without a place in the waiting list, every run completes, and no key ever
  * has more runs in a step than its limit.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class KeyedRunsEndingTogetherTest {
   private static final int RUNS = 300;

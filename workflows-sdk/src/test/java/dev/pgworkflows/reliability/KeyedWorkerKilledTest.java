@@ -25,7 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * more than three of the key run at once (seen by the workers, and as slots held in the database),
  * and no slot is left held.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class KeyedWorkerKilledTest {
   private static final int RUNS = 60;

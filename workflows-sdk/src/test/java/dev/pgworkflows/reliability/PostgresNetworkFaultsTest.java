@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * during the blackhole answers 503 within the configured timeouts instead of hanging, the LISTEN
  * connection's check finds the blackhole out, and afterwards the pool and LISTEN serve again.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class PostgresNetworkFaultsTest {
   /**

@@ -23,14 +23,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * PostgreSQL stopped immediately and started again under load: the server recovers its pool and
  * LISTEN connection, /readyz shows the outage, no acknowledged send or start is lost, and a poll
  * that was waiting through the outage still wakes afterwards.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class PostgresRestartTest {
 

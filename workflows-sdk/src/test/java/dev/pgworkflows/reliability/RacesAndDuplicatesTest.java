@@ -14,15 +14,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Races and duplicate delivery, through the worker protocol. */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class RacesAndDuplicatesTest {
   @RegisterExtension static final LiveServer server = new LiveServer();

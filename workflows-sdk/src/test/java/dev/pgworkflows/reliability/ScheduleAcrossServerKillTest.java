@@ -19,10 +19,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * its server process is SIGKILLed and, seconds later, started again: with catch-up "all" every tick
  * of the timeline, those missed while no server ran included, started exactly one run.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class ScheduleAcrossServerKillTest {
   private static final long SPEED = 60;

@@ -21,12 +21,10 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The sweeper running every second under live traffic never touches a running run or its messages.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class SweeperUnderTrafficTest {
   /** The message table of workflow "old"'s queue. */

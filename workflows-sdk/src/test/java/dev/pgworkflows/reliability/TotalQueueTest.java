@@ -14,11 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged is missing, nothing unexpected appears, duplicates are counted, and within each
  * group first deliveries come in send order.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class TotalQueueTest {
   private static final int GROUPS = 10;

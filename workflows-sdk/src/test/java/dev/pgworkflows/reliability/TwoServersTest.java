@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * surviving server carry on, the killed server's runs are taken over when their leases expire, the
  * restarted server rejoins, and no acknowledged start is lost.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class TwoServersTest {
 

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * a heartbeat or a completion could not get through (a blackhole longer than the lease, a reset)
  * may the lease run out and the step run again, journaled once all the same.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 @Tag("reliability")
 class WorkerNetworkFaultsTest {
   /**

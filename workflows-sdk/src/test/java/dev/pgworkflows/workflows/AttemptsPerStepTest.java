@@ -7,17 +7,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code ctx.attempt()} is per step: a step retried to its second attempt does not make the next
  * step, reached by an inline continuation, a second attempt too.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class AttemptsPerStepTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

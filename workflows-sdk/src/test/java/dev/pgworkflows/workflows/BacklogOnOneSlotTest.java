@@ -12,11 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * long-polling worker of concurrency 1 runs it through on its one slot without a poll per run, and
  * every run ends with its steps journaled once.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class BacklogOnOneSlotTest {
   private static final Pattern POLLS =
       Pattern.compile(

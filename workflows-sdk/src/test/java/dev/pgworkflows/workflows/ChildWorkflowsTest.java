@@ -8,11 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Child runs through the SDK: started once, awaited durably, linked, failing and cancelled. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ChildWorkflowsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  * its inbox: another worker finishes the parent with the same child (started once, run once) and
  * the buffered signal.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ComposedWorkerCrashTest {
 
   @Test

@@ -6,16 +6,13 @@ import dev.pgworkflows.server.Api;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A definition's concurrency limit is set by a worker whose token has scope {@code worker} only, on
  * a server that requires tokens; that token still cannot change limits as an operator does.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ConcurrencyFromCodeWithAWorkerTokenTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

@@ -10,13 +10,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Starts made by many threads at once share requests, and each caller gets its own answer. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ConcurrentStartsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

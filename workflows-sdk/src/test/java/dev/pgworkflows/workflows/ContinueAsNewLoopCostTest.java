@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pgworkflows.workflows.testing.LiveServer;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -16,7 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ended runs, their journals) slows the next. One step, then continue, 1,000 times; the mean time
  * per loop of the last 100 loops stays under twice that of the first 100.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ContinueAsNewLoopCostTest {
   private static final int LOOPS = 1_000;
   private static final int WINDOW = 100;

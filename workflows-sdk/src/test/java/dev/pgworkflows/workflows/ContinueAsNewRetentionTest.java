@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * retention, except the first (the id callers hold), which stays while the chain goes on and goes
  * with the last run once that one's retention has passed. The sweep's clock is moved on.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ContinueAsNewRetentionTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the chain; the idempotency key moves along it; a worker killed around the continuation makes no
  * second successor.
  */
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ContinueAsNewTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

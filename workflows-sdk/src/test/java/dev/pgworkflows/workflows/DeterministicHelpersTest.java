@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
  * The body's time, UUIDs, random numbers and patch markers: journaled the first time, the same on
  * every replay, and a patch is taken only by runs that had not passed it.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DeterministicHelpersTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -17,14 +17,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An application with no server: {@link PgWorkflows} migrates a blank database, serves workflows,
  * runs the background jobs under one leader per database, and refuses a schema it does not know.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class EmbeddedEngineTest {
 
   private static Workflow<String, String> greeter() {

@@ -17,11 +17,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -29,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * workers, a key's own limit, a child's key, priority and deadline, a start's deadline at a time,
  * and a rate-limited branch of a parallel group; seen from real workers of a real server.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FlowControlFromCodeTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

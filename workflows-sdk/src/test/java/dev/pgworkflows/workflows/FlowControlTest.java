@@ -16,18 +16,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Concurrency limits, rate limits, rate-limited steps and priorities, seen from real workers of a
  * real server.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class FlowControlTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -10,17 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Many steps outliving the lease at once, on a worker whose every round trip to the server is slow:
  * their heartbeats go out side by side, so none waits behind the others past its lease, and no step
  * is run a second time by a redelivery.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HeartbeatsOverASlowNetworkTest {
 
   /**

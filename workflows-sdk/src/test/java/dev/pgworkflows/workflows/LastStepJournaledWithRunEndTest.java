@@ -7,9 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the body returns, lets the step's failure escape, or throws after it; earlier steps are journaled
  * before the next one begins. Told apart by the rows' xmin: the transaction that wrote them.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LastStepJournaledWithRunEndTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

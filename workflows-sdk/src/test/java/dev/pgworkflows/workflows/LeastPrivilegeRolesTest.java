@@ -21,14 +21,12 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The roles of {@code sql/roles.sql}: a login with {@code pgworkflows_worker} serves workflows and
  * runs the background jobs, a login with {@code pgworkflows_client} starts, signals and reads runs,
  * neither reads or writes a table, and a login with neither is told which role it lacks.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LeastPrivilegeRolesTest {
   /** The logins of docs/security.md's block, and their password there. */
   private static final String WORKER = "orders_worker";

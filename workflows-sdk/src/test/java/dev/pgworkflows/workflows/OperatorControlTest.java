@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * handed out until resumed (timers coming due meanwhile), a restarted run replays the steps before
  * its restart point without running them, and a fork does the same with new input.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class OperatorControlTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

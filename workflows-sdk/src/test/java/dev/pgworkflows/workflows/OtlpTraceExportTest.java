@@ -23,7 +23,6 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,7 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * its SDK makes when the worker exits on SIGTERM; the server, on its default protocol, exports no
  * metrics even when its variables ask for them.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
 class OtlpTraceExportTest {
   private static final String SERVER_SERVICE = "orders-server";
   private static final String WORKER_SERVICE = "orders-worker";

@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * that runs only the branches not journaled, names used twice, and a fan-out of 100 branches in a
  * handful of requests that match openapi.yaml.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ParallelStepsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -19,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * task streams, completions alone and in batches with tasks taken back, retries, lease extensions,
  * signals, cancels, run reads, continue-as-new and chains), and each is checked against the spec.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RequestsMatchTheSpecTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -8,14 +8,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the SDK tells about runs and workers: why a run is not running (its blockers), and the
  * workers serving a workflow, which a worker names itself to and leaves as it closes.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class RunInsightTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

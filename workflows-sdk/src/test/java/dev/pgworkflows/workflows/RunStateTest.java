@@ -21,7 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * killed mid-step), read back the same on replay, reverted by a restart, and held to its limits in
  * the SDK.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RunStateTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

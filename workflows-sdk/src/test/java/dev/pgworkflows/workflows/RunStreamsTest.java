@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  * retried or the body is replayed after its worker was killed; writes from threads that are neither
  * the body's nor a current attempt's refused; a restart from a step writing again what it wrote.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RunStreamsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

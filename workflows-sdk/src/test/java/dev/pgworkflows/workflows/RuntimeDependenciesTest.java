@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * What the SDK brings into a user's runtime classpath is the list docs/installing.md's "Using it
@@ -19,7 +17,6 @@ import org.junit.jupiter.api.Timeout;
  * (compile and runtime scope, transitive) to {@code target/runtime-dependencies.txt} before the
  * tests run.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class RuntimeDependenciesTest {
   /** groupId:artifactId, as docs/installing.md lists them. */
   private static final Set<String> DOCUMENTED =

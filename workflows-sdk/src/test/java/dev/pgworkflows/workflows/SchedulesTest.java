@@ -16,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -26,7 +24,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * changed when a worker starts with changed ones; {@code client.schedules()} makes, reads, changes,
  * pauses, resumes and deletes them; a tick's run reaches the body with its time.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SchedulesTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

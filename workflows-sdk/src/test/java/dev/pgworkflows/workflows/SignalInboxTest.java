@@ -13,11 +13,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Signals kept in each run's inbox, and waits on several arms, through the SDK. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SignalInboxTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * step's {@code startedAt}, a sleep's {@code until}) carry the skew. Each test runs both workers at
  * once, each on a workflow of its own.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SkewedWorkerClockTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

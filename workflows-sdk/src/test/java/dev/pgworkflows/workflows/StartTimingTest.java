@@ -18,7 +18,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * deadline is timed out by the server and its running step sees the cancellation, debounced starts
  * collapse into one run.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class StartTimingTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

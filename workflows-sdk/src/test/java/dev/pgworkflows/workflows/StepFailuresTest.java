@@ -7,10 +7,8 @@ import dev.pgworkflows.workflows.testing.LiveServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * non-retryable exception fails at once, a body may catch a step's failure, an exception outside a
  * step fails the run, and a step name used twice fails it as non-deterministic.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StepFailuresTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

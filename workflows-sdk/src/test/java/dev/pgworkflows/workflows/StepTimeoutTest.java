@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with a StepTimeoutException, its late result never journaled; one that ignores interrupts is
  * abandoned all the same.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class StepTimeoutTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -10,12 +10,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that buffers answers) gives way to polls; and a worker that closes in the middle leaves no task
  * stranded until its lease runs out.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TaskStreamWorkerTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

@@ -30,14 +30,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * One run reads as one trace: the server's workflow.run span is the parent of the worker's step
  * spans, HTTP server spans of the worker's calls are children of the step spans, and signals get a
  * workflow.signal span.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TracingTest {
 
   /** OpenTelemetry that keeps finished spans in {@code exporter}, with the server's trace ids. */

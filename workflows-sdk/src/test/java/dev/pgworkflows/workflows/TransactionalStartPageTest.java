@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * printed, run by the real {@code psql} (skipped where it is not installed; CI installs it), and
  * its Java example, as printed, by the JDK's {@code jshell}.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class TransactionalStartPageTest {
   private static final Path PAGE = Path.of("../docs/transactions.md");
   private static final String HEADING = "## Starting a workflow inside your own transaction";

@@ -18,7 +18,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * as a server: runs started one way are served the other way, workers of both kinds share a
  * workflow's runs, and the server lists the JDBC workers.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WithoutAServerTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
   private static HikariDataSource dataSource;

@@ -8,9 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code until} are the clock's readings, but the sleep lasts its duration by the server's clock
  * (see {@link SkewedWorkerClockTest} for moving clocks minutes off).
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkerClockTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
 

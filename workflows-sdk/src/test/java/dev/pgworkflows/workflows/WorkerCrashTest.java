@@ -11,11 +11,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A worker JVM killed mid-step; another worker finishes the run with each step journaled once. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkerCrashTest {
 
   @Test

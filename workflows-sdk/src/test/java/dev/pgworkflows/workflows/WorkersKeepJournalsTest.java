@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * last held a run (over JDBC and over HTTP alike); a run restarted from an earlier step sends its
  * whole journal again, so the replay never sees a row the run set aside.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkersKeepJournalsTest {
   private static final int ITERATIONS = 40;
 

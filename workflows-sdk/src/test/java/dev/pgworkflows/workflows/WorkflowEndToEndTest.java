@@ -12,11 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Workflows end to end: SDK worker and client against a live server on a real database. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowEndToEndTest {
   record Signup(String email) {}
 

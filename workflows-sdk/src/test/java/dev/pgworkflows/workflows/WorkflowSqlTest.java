@@ -34,11 +34,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Starts and signals through the caller's own connection and transaction ({@link WorkflowSql}). */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowSqlTest {
   /** A ceiling below the default 365, which a start through SQL must apply as the server does. */
   private static final int CEILING = 90;

@@ -10,16 +10,13 @@ import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.Workflow;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A definition's schedule in the kit: the kit's worker, whose token has only scope {@code worker},
  * registers it as it starts; the application's client reads it; only an operator's pauses it; the
  * kit runs its next tick on demand, and the worker gets the tick in its input.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CodeSchedulesInTheKitTest {
   record Tick(String kind, Instant scheduledAt) {}
 

@@ -18,14 +18,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ReplayCheck} on a run that took a patched path, started a child, had a wait on arms fire,
  * and now waits for its child's end: each replays from its journal row.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ReplayCheckCompositionTest {
   private static final String NAME = "replayed-parent";
 

@@ -26,7 +26,6 @@ import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * for an event, one sleeping. Each check replays them through a changed body, whose steps count
  * every time one runs (none may).
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class ReplayCheckTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String NAME = "replayed-order";

@@ -10,16 +10,13 @@ import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowFailedException;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The kit's time travel moves delayed starts and deadlines too: a start delayed by a day runs once
  * the kit advances a day, and a run whose deadline is an hour away is timed out by then although
  * its sleep still has weeks to go.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class StartTimingInTheKitTest {
 
   @Test

@@ -18,9 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class WorkflowTestKitTest {
 
   @Test

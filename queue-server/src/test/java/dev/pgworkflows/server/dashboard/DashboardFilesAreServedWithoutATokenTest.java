@@ -6,14 +6,12 @@ import dev.pgworkflows.server.Api;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dashboard's page and files need no token (the page holds no data), carry a policy that lets
  * the page run only its own scripts, and are revalidated by ETag.
  */
-@Timeout(60)
 class DashboardFilesAreServedWithoutATokenTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

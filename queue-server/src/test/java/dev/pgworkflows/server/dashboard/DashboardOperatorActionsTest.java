@@ -12,7 +12,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.support.ui.Select;
 
@@ -22,7 +21,6 @@ import org.openqa.selenium.support.ui.Select;
  * step, parking a message group's head and re-driving it.
  */
 @Tag("browser")
-@Timeout(180)
 class DashboardOperatorActionsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -10,12 +10,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The dashboard's queue and worker pages in a real browser over a real server. */
 @Tag("browser")
-@Timeout(120)
 class DashboardQueuesAndWorkersTest {
   /** Workers are written to the registry every sixth of their expiry: every 2 s here. */
   @RegisterExtension

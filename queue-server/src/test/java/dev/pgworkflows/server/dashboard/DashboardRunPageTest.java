@@ -11,7 +11,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.WebElement;
 
@@ -21,7 +20,6 @@ import org.openqa.selenium.WebElement;
  * confirmation dialog, and its refresh while the run moves on.
  */
 @Tag("browser")
-@Timeout(180)
 class DashboardRunPageTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 

@@ -8,12 +8,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** On a server that wants tokens, the dashboard asks for one and keeps it for the tab. */
 @Tag("browser")
-@Timeout(120)
 class DashboardSignInTest {
   @RegisterExtension
   static final ServerOnFreshDatabase server =

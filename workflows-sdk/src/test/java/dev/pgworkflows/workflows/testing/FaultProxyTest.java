@@ -13,14 +13,11 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** Each fault of {@link FaultProxy}, seen by a client of an echo server behind it. */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FaultProxyTest {
   private ServerSocket echo;
   private FaultProxy proxy;

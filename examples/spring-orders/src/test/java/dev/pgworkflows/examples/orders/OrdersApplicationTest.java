@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -34,7 +33,6 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 // Closed after the class, workers first and the server last, rather than at the JVM's exit.
 @DirtiesContext
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class OrdersApplicationTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static WorkflowTestKit kit;

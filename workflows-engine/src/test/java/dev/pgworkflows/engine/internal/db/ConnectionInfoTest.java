@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** DATABASE_URL in its accepted forms, one host or several. */
-@Timeout(value = 10, unit = TimeUnit.SECONDS)
 class ConnectionInfoTest {
 
   @Test

@@ -33,11 +33,9 @@ import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The webhook POST connects to the vetted address and speaks to the URL's host. */
-@Timeout(60)
 class WebhookPostTest {
   private static final List<InetAddress> LOOPBACK = List.of(InetAddress.getLoopbackAddress());
   private static final ScheduledExecutorService watchdog =

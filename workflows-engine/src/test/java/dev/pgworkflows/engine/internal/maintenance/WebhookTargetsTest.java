@@ -7,9 +7,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
 class WebhookTargetsTest {
   private static final WebhookTargets.Resolver LITERALS = InetAddress::getAllByName;
 

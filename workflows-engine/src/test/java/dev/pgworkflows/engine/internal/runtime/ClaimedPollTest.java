@@ -13,14 +13,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A waiting poll claimed for a handoff answers with what it is given, whenever it is given; given
  * nothing, it goes back to receiving until its deadline; and a poll still receiving is never
  * claimed.
  */
-@Timeout(30)
 class ClaimedPollTest {
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
   private final ExecutorService io = Executors.newFixedThreadPool(2);

@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * After a receive that took fewer than its max, a new poll of the same kind waits without
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.Timeout;
  * queue went unanswered meanwhile; a full receive, another kind of poll, a missed wake-up, or the
  * while running out, and polls receive as before.
  */
-@Timeout(30)
 class PollAfterDrainedReceiveTest {
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
   private final ExecutorService io = Executors.newFixedThreadPool(2);

@@ -16,14 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The waits for state hold a bounded number of requests, read a run once however often it is woken
  * meanwhile, and answer a run's waiters when it has ended. The reads are the state store's shape,
  * given here so a test controls what they see and when they return.
  */
-@Timeout(30)
 class StateWaitsTest {
   private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1);
   private final ExecutorService io = Executors.newCachedThreadPool();

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** Followers of runs' streams: a write wakes its run's followers only, and none is left behind. */
-@Timeout(10)
 class StreamFollowersTest {
 
   @Test

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** Waiting worker polls are told apart by the versions they take, not by how they list them. */
-@Timeout(10)
 class WaitKeyTest {
 
   @Test

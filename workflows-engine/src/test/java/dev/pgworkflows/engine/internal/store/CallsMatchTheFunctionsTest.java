@@ -11,12 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Every call the engine makes to a {@code queue.*} function, as its Java source spells it, fits a
@@ -25,7 +23,6 @@ import org.junit.jupiter.api.Timeout;
  * function declares at that place. A function renamed, an argument added or retyped in SQL fails
  * here, not at run time on some path.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class CallsMatchTheFunctionsTest {
   private static final Path SOURCES = Path.of("src/main/java");
 

@@ -3,15 +3,12 @@ package dev.pgworkflows.engine.internal.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * What each kind of database failure answers: bad input 4xx; an outage, or a transaction rolled
  * back to break a deadlock, 503 (a caller may try again); anything else 500.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class DatabaseExceptionStatusTest {
 
   private static int status(String sqlState) {

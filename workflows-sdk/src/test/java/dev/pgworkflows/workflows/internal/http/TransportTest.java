@@ -7,10 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.testing.LiveServer;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * looked up one by one) each still reach their own resource, before and after the kept ones are
  * dropped, and a path that is not a URL is refused as before (an IllegalArgumentException).
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TransportTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
   private static Transport transport;

@@ -25,11 +25,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -37,7 +35,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (batched with others or not), a completion the server rejects fails only its own thread, and
  * nothing is accepted once closed.
  */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class CompletionsTest {
   @RegisterExtension static final LiveServer server = new LiveServer();
   private static WorkflowClient client;

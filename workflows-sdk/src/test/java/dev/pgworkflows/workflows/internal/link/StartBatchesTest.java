@@ -16,14 +16,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * How starts from many threads share sends, against a sender that takes 100 ms a send (as a server
  * does that waits for a database connection): each call gets its own run, and returns after the
  * sends ahead of it and its own, however many starts keep arriving behind it.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class StartBatchesTest {
   private static final long SEND_MS = 100;
 

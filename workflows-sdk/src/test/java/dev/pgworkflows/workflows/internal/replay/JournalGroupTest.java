@@ -6,16 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pgworkflows.workflows.NonDeterministicWorkflowException;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * A parallel group matches the consecutive run entries whose names are its branches, in whatever
  * order they finished; the rest of its branches are new. What cannot be the group's is not
  * deterministic.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class JournalGroupTest {
   private static Task.Entry run(String name) {
     return new Task.Entry(name, "run", Transport.JSON.valueToTree(name), null, false);

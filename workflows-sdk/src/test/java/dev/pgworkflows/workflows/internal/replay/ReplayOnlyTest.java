@@ -13,17 +13,14 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
 /**
  * The worker's replay run with no server: it replays what the journal holds, stops before anything
  * new, and its lease refuses every write.
  */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
 class ReplayOnlyTest {
   private final AtomicInteger ran = new AtomicInteger();
 

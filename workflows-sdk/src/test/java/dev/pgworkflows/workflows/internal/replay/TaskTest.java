@@ -10,12 +10,9 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** A task read by hand is the task data binding would make of the same JSON. */
-@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class TaskTest {
   private static JsonNode json(String s) throws Exception {
     return Transport.JSON.readTree(s);

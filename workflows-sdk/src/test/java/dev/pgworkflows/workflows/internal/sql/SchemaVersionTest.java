@@ -14,13 +14,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /** The schema check {@link WorkflowSql} makes before its calls, and how long it trusts it. */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SchemaVersionTest {
 
   @Test
