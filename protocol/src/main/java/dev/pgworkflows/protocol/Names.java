@@ -1,5 +1,6 @@
 package dev.pgworkflows.protocol;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -48,6 +49,14 @@ public final class Names {
    */
   public static boolean isEventName(String name) {
     return name != null && EVENT.matcher(name).matches();
+  }
+
+  /** The kinds of a journaled step: run, sleep, wait and child. */
+  public static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
+
+  /** Whether {@code kind} is the kind of a journaled step ({@link #STEP_KINDS}). */
+  public static boolean isStepKind(String kind) {
+    return kind != null && STEP_KINDS.contains(kind);
   }
 
   /** The queue of a workflow's runs. */

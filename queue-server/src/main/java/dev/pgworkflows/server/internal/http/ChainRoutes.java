@@ -15,14 +15,12 @@ import dev.pgworkflows.server.internal.telemetry.Tracing;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Continue-as-new: a worker ends its run and starts the run's successor in one transaction; and the
  * chain of runs so linked, first to last.
  */
 public final class ChainRoutes {
-  private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
 
   private final ChainStore chains;
   private final RunStore runs;

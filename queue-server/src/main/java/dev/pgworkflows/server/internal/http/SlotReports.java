@@ -2,6 +2,7 @@ package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.protocol.Headers;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -11,7 +12,7 @@ import java.util.regex.Pattern;
  */
 final class SlotReports {
   /** The header a worker's writes carry its slot report in. */
-  static final String HEADER = "Task-Stream-Slots";
+  static final String HEADER = Headers.TASK_STREAM_SLOTS;
 
   private static final Pattern REPORT =
       Pattern.compile("(\\S{1,64}) ([0-9]{1,18}) ([0-9]{1,18}) ([0-9]{1,4})");

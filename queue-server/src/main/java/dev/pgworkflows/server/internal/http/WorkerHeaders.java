@@ -2,6 +2,7 @@ package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
+import dev.pgworkflows.protocol.Headers;
 import io.javalin.http.Context;
 
 /**
@@ -10,9 +11,9 @@ import io.javalin.http.Context;
  * malformed one is a 400 naming the header, before anything else of the request is done.
  */
 final class WorkerHeaders {
-  static final String ID = "X-Worker-Id";
-  static final String HOST = "X-Worker-Host";
-  static final String SLOTS = "X-Worker-Slots";
+  static final String ID = Headers.WORKER_ID;
+  static final String HOST = Headers.WORKER_HOST;
+  static final String SLOTS = Headers.WORKER_SLOTS;
 
   private WorkerHeaders() {}
 

@@ -14,7 +14,6 @@ import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.protocol.Wait;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
 
 /** The checks of the worker protocol's request fields; each failure a 400 naming the field. */
 public final class WorkerChecks {
@@ -27,7 +26,6 @@ public final class WorkerChecks {
   /** A step's name, as the SQL functions check it too. */
 
   /** The kinds of journal rows a worker may write ({@code wait} rows are usually the server's). */
-  private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
 
   /** The most events one wait may take. */
   public static final int MAX_ARMS = 64;
@@ -213,7 +211,7 @@ public final class WorkerChecks {
     }
     if (step != null) {
       stepName("step.name", step.name());
-      if (!STEP_KINDS.contains(step.kind())) {
+      if (!Names.isStepKind(step.kind())) {
         throw ApiException.badRequest(
             "step.kind", "step.kind must be one of run, sleep, wait and child");
       }

@@ -12,6 +12,7 @@ import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.StoredRun;
 import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.CancelOutcome;
+import dev.pgworkflows.protocol.Limits;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.Run;
@@ -52,7 +53,7 @@ public final class RunCalls {
   }
 
   /** The most starts one batch may carry. */
-  public static final int MAX_BATCH = 100;
+  public static final int MAX_BATCH = Limits.MAX_BATCH;
 
   /**
    * Many starts of one workflow, answered one by one in order: the answer a single start gives, or

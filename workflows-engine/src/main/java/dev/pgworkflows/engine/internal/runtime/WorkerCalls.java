@@ -23,6 +23,7 @@ import dev.pgworkflows.protocol.JournalRequest;
 import dev.pgworkflows.protocol.JournalTail;
 import dev.pgworkflows.protocol.LeaseExtended;
 import dev.pgworkflows.protocol.LeaseRequest;
+import dev.pgworkflows.protocol.Limits;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.PollRequest;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
@@ -51,10 +52,9 @@ import java.util.function.LongConsumer;
  * reports) stays with the server.
  */
 public final class WorkerCalls {
-  public static final int MAX_BATCH = 100;
+  public static final int MAX_BATCH = Limits.MAX_BATCH;
   public static final int MAX_STEPS = 1000;
   public static final long MAX_RETRY_AFTER_MS = 86_400_000L;
-  private static final Set<String> STEP_KINDS = Set.of("run", "sleep", "wait", "child");
   private static final Set<String> ON_PARENT_CANCEL = Set.of("cancel", "abandon");
 
   /** The engine parts the calls use. */
@@ -343,7 +343,7 @@ public final class WorkerCalls {
       return null;
     }
     WorkerChecks.stepName("step.name", step.name());
-    if (step.kind() == null || !STEP_KINDS.contains(step.kind())) {
+    if (!Names.isStepKind(step.kind())) {
       throw ApiException.badRequest(
           "step.kind", "step.kind must be one of run, sleep, wait and child");
     }

@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.link;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
+import dev.pgworkflows.protocol.Limits;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.Take;
 import dev.pgworkflows.workflows.ApiException;
@@ -38,7 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  * under load takes its next runs with the answers of the last ones instead of a poll of their own.
  */
 public final class Completions implements AutoCloseable {
-  static final int MAX_BATCH = 100;
+  static final int MAX_BATCH = Limits.MAX_BATCH;
   private static final int SENDERS = 2;
 
   /** The slot to send {@code batch}, handed to the thread of its first completion. */

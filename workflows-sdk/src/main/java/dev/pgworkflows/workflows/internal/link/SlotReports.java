@@ -1,12 +1,14 @@
 package dev.pgworkflows.workflows.internal.link;
 
+import dev.pgworkflows.protocol.Headers;
+
 /**
  * Where a worker's writes get the report of its free slots that tells its task stream how many
  * tasks to send. Writes that end a task's use of its slot carry one in the {@value #HEADER} header.
  */
 public interface SlotReports {
   /** The header a report travels in. */
-  String HEADER = "Task-Stream-Slots";
+  String HEADER = Headers.TASK_STREAM_SLOTS;
 
   /** No task stream: no reports. */
   SlotReports NONE = freeing -> null;

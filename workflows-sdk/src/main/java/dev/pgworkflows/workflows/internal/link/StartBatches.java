@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.link;
 
+import dev.pgworkflows.protocol.Limits;
 import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchItem;
@@ -46,7 +47,7 @@ public final class StartBatches {
     List<StartAnswer> many(String workflow, List<StartBatchItem> items);
   }
 
-  static final int MAX_BATCH = 100;
+  static final int MAX_BATCH = Limits.MAX_BATCH;
   private static final int SENDERS = 2;
 
   /** A send slower than this, once the sender's own start is answered, hands the turn on. */

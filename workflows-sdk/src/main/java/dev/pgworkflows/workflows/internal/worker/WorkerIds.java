@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
+import dev.pgworkflows.protocol.Headers;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
@@ -21,17 +22,17 @@ final class WorkerIds {
   static Map<String, String> headers(int slots) {
     String id = HOST + "-" + ProcessHandle.current().pid() + "-" + COUNT.incrementAndGet();
     return Map.of(
-        "X-Worker-Id", printable(id, 200),
-        "X-Worker-Host", printable(HOST, 255),
-        "X-Worker-Slots", Integer.toString(slots));
+        Headers.WORKER_ID, printable(id, 200),
+        Headers.WORKER_HOST, printable(HOST, 255),
+        Headers.WORKER_SLOTS, Integer.toString(slots));
   }
 
   /** The same names as the engine's record of a worker it serves in this process. */
   static WorkerIdentity identity(Map<String, String> headers) {
     return new WorkerIdentity(
-        headers.get("X-Worker-Id"),
-        headers.get("X-Worker-Host"),
-        Integer.valueOf(headers.get("X-Worker-Slots")));
+        headers.get(Headers.WORKER_ID),
+        headers.get(Headers.WORKER_HOST),
+        Integer.valueOf(headers.get(Headers.WORKER_SLOTS)));
   }
 
   private static String host() {
