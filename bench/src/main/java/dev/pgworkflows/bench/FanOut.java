@@ -84,7 +84,7 @@ final class FanOut {
   /** One fan-out, started and awaited; the wall time of its group in ms. */
   private double fanOut(Workflow<Integer, Integer> wf, int seq) {
     long run = client.start(wf, seq).runId();
-    client.awaitResult("fan-out", run, Integer.class, Duration.ofMinutes(1));
+    client.runs().awaitResult("fan-out", run, Integer.class, Duration.ofMinutes(1));
     return groupMs.get(run);
   }
 

@@ -408,13 +408,17 @@ final class Ours implements Contender {
     EightStarters.start(
         n,
         seqs,
-        seq -> client.start("bench3", seq, StartOptions.concurrencyKey("key-" + (seq % keys))));
+        seq ->
+            client.start(
+                "bench3",
+                seq,
+                StartOptions.builder().concurrencyKey("key-" + (seq % keys)).build()));
     return new Started(floor, n, r);
   }
 
   /** Sets bench3's concurrency limit per key (null: none). */
   void concurrencyLimit(Integer limit) {
-    client.setConcurrencyLimit("bench3", limit);
+    client.workflows().setConcurrencyLimit("bench3", limit);
   }
 
   /** The runs the workers hold at once, all of them together. */

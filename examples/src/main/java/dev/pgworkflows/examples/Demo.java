@@ -53,7 +53,7 @@ public final class Demo {
             .start(
                 onboard,
                 new OnboardUser.Signup("ada@example.com"),
-                StartOptions.idempotencyKey("demo-" + System.currentTimeMillis()))
+                StartOptions.builder().idempotencyKey("demo-" + System.currentTimeMillis()).build())
             .runId();
     System.out.println(
         "started run "
@@ -61,13 +61,13 @@ public final class Demo {
             + "; it creates the user, sleeps 1 s, sends a welcome,"
             + " then waits for \"verify\"");
     Sandbox.awaitWaiting(client, "onboard-user", run);
-    long userId = client.steps("onboard-user", run).get(0).output().get("id").asLong();
+    long userId = client.runs().steps("onboard-user", run).get(0).output().get("id").asLong();
     var sent = client.signal("onboard-user", run, "verify", new OnboardUser.Verified(userId));
     System.out.println("signalled \"verify\" for user " + userId + ": " + sent.outcome());
-    client.awaitResult("onboard-user", run, Long.class, Duration.ofSeconds(60));
+    client.runs().awaitResult("onboard-user", run, Long.class, Duration.ofSeconds(60));
 
-    RunInfo info = client.get("onboard-user", run);
-    List<StepInfo> steps = client.steps("onboard-user", run);
+    RunInfo info = client.runs().get("onboard-user", run);
+    List<StepInfo> steps = client.runs().steps("onboard-user", run);
     System.out.println();
     System.out.println("run " + run + " is " + info.status().wire() + ":");
     System.out.println(json.writeValueAsString(info));

@@ -34,9 +34,9 @@ public final class FrontDoor {
 
     Worker worker = welcome.serve(WorkerOptions.url("http://localhost:7700").token("dev"));
     WorkflowClient client = WorkflowClient.connect("http://localhost:7700", "dev");
-    long runId = client.start(welcome, "ada@example.com", StartOptions.idempotencyKey("ada")).runId();
+    long runId = client.start(welcome, "ada@example.com", StartOptions.builder().idempotencyKey("ada").build()).runId();
     client.signal("welcome", runId, "verify", "1234");
-    System.out.println(client.awaitResult("welcome", runId, String.class, Duration.ofMinutes(1)));
+    System.out.println(client.runs().awaitResult("welcome", runId, String.class, Duration.ofMinutes(1)));
     worker.close();
     // spotless:on
     // docs: end

@@ -70,8 +70,10 @@ public final class OnboardUser {
             "onboard-user",
             run,
             "verify",
-            new Verified(client.steps("onboard-user", run).get(0).output().get("id").asLong()));
-        Long id = client.awaitResult("onboard-user", run, Long.class, Duration.ofSeconds(30));
+            new Verified(
+                client.runs().steps("onboard-user", run).get(0).output().get("id").asLong()));
+        Long id =
+            client.runs().awaitResult("onboard-user", run, Long.class, Duration.ofSeconds(30));
         System.out.println("run " + run + " completed with user id " + id);
       } finally {
         worker.close();

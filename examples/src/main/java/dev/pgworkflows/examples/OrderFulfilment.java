@@ -74,7 +74,9 @@ public final class OrderFulfilment {
         long unpaidRun = client.start(fulfil, new Order("o-2", List.of("chair"))).runId();
         for (long run : new long[] {paidRun, unpaidRun}) {
           Outcome out =
-              client.awaitResult("order-fulfilment", run, Outcome.class, Duration.ofSeconds(30));
+              client
+                  .runs()
+                  .awaitResult("order-fulfilment", run, Outcome.class, Duration.ofSeconds(30));
           System.out.println(
               "order "
                   + out.orderId()
@@ -85,7 +87,9 @@ public final class OrderFulfilment {
                   + (out.parcel() == null ? "" : " " + out.parcel()));
           System.out.println(
               "  journal: "
-                  + client.steps("order-fulfilment", run).stream().map(s -> s.name()).toList());
+                  + client.runs().steps("order-fulfilment", run).stream()
+                      .map(s -> s.name())
+                      .toList());
         }
       } finally {
         for (var w : workers) {

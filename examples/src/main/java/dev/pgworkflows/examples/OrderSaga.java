@@ -79,11 +79,11 @@ public final class OrderSaga {
             }) {
           long run = client.start(saga, o).runId();
           Outcome out =
-              client.awaitResult("order-saga", run, Outcome.class, Duration.ofSeconds(30));
+              client.runs().awaitResult("order-saga", run, Outcome.class, Duration.ofSeconds(30));
           System.out.println("order " + o.id() + ": " + out.status() + " (" + out.detail() + ")");
           System.out.println(
               "  journal: "
-                  + client.steps("order-saga", run).stream()
+                  + client.runs().steps("order-saga", run).stream()
                       .map(s -> s.name() + (s.error() != null && !s.error().isNull() ? "!" : ""))
                       .toList());
         }

@@ -46,7 +46,7 @@ final class Sandbox implements AutoCloseable {
   static void awaitWaiting(WorkflowClient client, String workflow, long run)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (client.get(workflow, run).waitingFor() == null) {
+    while (client.runs().get(workflow, run).waitingFor() == null) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("run " + run + " never started waiting");
       }

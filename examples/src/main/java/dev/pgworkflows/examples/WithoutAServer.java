@@ -35,7 +35,9 @@ public final class WithoutAServer {
       pgw.serve(greet);
       Started run = pgw.client().start(greet, "ada");
       String out =
-          pgw.client().awaitResult("greet", run.runId(), String.class, Duration.ofMinutes(1));
+          pgw.client()
+              .runs()
+              .awaitResult("greet", run.runId(), String.class, Duration.ofMinutes(1));
       System.out.println("run " + run.runId() + " of greet completed: " + out);
     }
     // docs: end

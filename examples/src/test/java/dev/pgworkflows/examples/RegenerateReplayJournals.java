@@ -47,7 +47,7 @@ class RegenerateReplayJournals {
         kit.advanceTime(WELCOME_DELAY);
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get("onboard-user", verifying).waitingFor() != null);
+            .until(() -> client.runs().get("onboard-user", verifying).waitingFor() != null);
         long delayed = client.start("onboard-user", new Signup("grace@example.com")).runId();
         awaitSteps(client, delayed, 2);
       } finally {
@@ -81,6 +81,6 @@ class RegenerateReplayJournals {
   private static void awaitSteps(WorkflowClient client, long run, int steps) {
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> client.steps("onboard-user", run).size() >= steps);
+        .until(() -> client.runs().steps("onboard-user", run).size() >= steps);
   }
 }

@@ -33,9 +33,19 @@ public final class WorkflowStarter {
     this.dataSource = dataSource;
   }
 
+  /** Starts a run of {@code workflow}, with no options, when the current transaction commits. */
+  public Started startInTransaction(String workflow, Object input) {
+    return inTransaction("startInTransaction", c -> WorkflowSql.start(c, workflow, input));
+  }
+
   /** Starts a run of {@code workflow} when the current transaction commits. */
   public Started startInTransaction(String workflow, Object input, StartOptions options) {
     return inTransaction("startInTransaction", c -> WorkflowSql.start(c, workflow, input, options));
+  }
+
+  /** As {@link #startInTransaction(String, Object)}, with the definition's settings. */
+  public <I, O> Started startInTransaction(Workflow<I, O> workflow, I input) {
+    return inTransaction("startInTransaction", c -> WorkflowSql.start(c, workflow, input));
   }
 
   /**

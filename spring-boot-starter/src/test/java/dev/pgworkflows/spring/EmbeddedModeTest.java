@@ -58,8 +58,10 @@ class EmbeddedModeTest {
               WorkflowClient client = ctx.getBean(WorkflowClient.class);
               long runId = client.start("embedded-greet", "ada").runId();
               assertThat(
-                      client.awaitResult(
-                          "embedded-greet", runId, String.class, Duration.ofSeconds(30)))
+                      client
+                          .runs()
+                          .awaitResult(
+                              "embedded-greet", runId, String.class, Duration.ofSeconds(30)))
                   .isEqualTo("HELLO ADA");
               Health health = ctx.getBean(WorkflowsHealthIndicator.class).health();
               assertThat(health.getStatus()).isEqualTo(Status.UP);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pgworkflows.testkit.WorkflowTestKit;
 import dev.pgworkflows.testkit.WorkflowTestKit.Role;
 import dev.pgworkflows.workflows.RunStatus;
-import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Started;
 import dev.pgworkflows.workflows.WorkflowClient;
 import javax.sql.DataSource;
@@ -63,10 +62,9 @@ class WorkflowStarterTest {
               WorkflowStarter starter = ctx.getBean(WorkflowStarter.class);
               TransactionTemplate tx =
                   new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
-              Started run =
-                  tx.execute(s -> starter.startInTransaction("tx-commit", "in", StartOptions.NONE));
+              Started run = tx.execute(s -> starter.startInTransaction("tx-commit", "in"));
               WorkflowClient client = ctx.getBean(WorkflowClient.class);
-              assertThat(client.get("tx-commit", run.runId()).status())
+              assertThat(client.runs().get("tx-commit", run.runId()).status())
                   .isEqualTo(RunStatus.RUNNING);
               // Its first task waits on the workflow's queue for a worker (none runs here).
               assertThat(messagesOn(JdbcClient.create(ctx.getBean(DataSource.class)), "tx-commit"))
@@ -84,7 +82,7 @@ class WorkflowStarterTest {
                   new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
               tx.executeWithoutResult(
                   s -> {
-                    starter.startInTransaction("tx-rollback", "in", StartOptions.NONE);
+                    starter.startInTransaction("tx-rollback", "in");
                     s.setRollbackOnly();
                   });
               JdbcClient db = JdbcClient.create(ctx.getBean(DataSource.class));
@@ -101,9 +99,7 @@ class WorkflowStarterTest {
               WorkflowStarter starter = ctx.getBean(WorkflowStarter.class);
               TransactionTemplate tx =
                   new TransactionTemplate(ctx.getBean(PlatformTransactionManager.class));
-              long runId =
-                  tx.execute(s -> starter.startInTransaction("tx-signal", "in", StartOptions.NONE))
-                      .runId();
+              long runId = tx.execute(s -> starter.startInTransaction("tx-signal", "in")).runId();
               tx.executeWithoutResult(
                   s -> {
                     starter.signalInTransaction("tx-signal", runId, "rolled-back", "x");
@@ -134,9 +130,7 @@ class WorkflowStarterTest {
               assertThatThrownBy(
                       () ->
                           tx.executeWithoutResult(
-                              s ->
-                                  starter.startInTransaction(
-                                      "tx-read-only", "in", StartOptions.NONE)))
+                              s -> starter.startInTransaction("tx-read-only", "in")))
                   .isInstanceOf(IllegalTransactionStateException.class)
                   .hasMessage(
                       "startInTransaction writes, but the current transaction is read-only");
@@ -164,7 +158,7 @@ class WorkflowStarterTest {
               assertThatThrownBy(
                       () ->
                           tx.executeWithoutResult(
-                              s -> starter.startInTransaction("tx-other", "in", StartOptions.NONE)))
+                              s -> starter.startInTransaction("tx-other", "in")))
                   .isInstanceOf(IllegalTransactionStateException.class)
                   .hasMessageStartingWith(
                       "startInTransaction needs the current transaction to be on the"
@@ -179,8 +173,7 @@ class WorkflowStarterTest {
         .run(
             ctx -> {
               WorkflowStarter starter = ctx.getBean(WorkflowStarter.class);
-              assertThatThrownBy(
-                      () -> starter.startInTransaction("tx-none", "in", StartOptions.NONE))
+              assertThatThrownBy(() -> starter.startInTransaction("tx-none", "in"))
                   .isInstanceOf(IllegalTransactionStateException.class)
                   .hasMessage(
                       "startInTransaction needs a transaction to join: call it from a"

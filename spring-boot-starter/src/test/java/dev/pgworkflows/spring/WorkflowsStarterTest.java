@@ -78,7 +78,8 @@ class WorkflowsStarterTest {
             ctx -> {
               WorkflowClient client = ctx.getBean(WorkflowClient.class);
               long run = client.start("spring-unserved", "x").runId();
-              assertThat(client.get("spring-unserved", run).status()).isEqualTo(RunStatus.RUNNING);
+              assertThat(client.runs().get("spring-unserved", run).status())
+                  .isEqualTo(RunStatus.RUNNING);
               assertThat(ctx).doesNotHaveBean(WorkflowWorkers.class);
             });
   }
@@ -93,7 +94,9 @@ class WorkflowsStarterTest {
               WorkflowClient client = ctx.getBean(WorkflowClient.class);
               long run = client.start("spring-greet", "ada").runId();
               assertThat(
-                      client.awaitResult("spring-greet", run, String.class, Duration.ofSeconds(30)))
+                      client
+                          .runs()
+                          .awaitResult("spring-greet", run, String.class, Duration.ofSeconds(30)))
                   .isEqualTo("HELLO ADA");
             });
   }
@@ -165,7 +168,9 @@ class WorkflowsStarterTest {
               assertThat(workers.metrics("spring-stuck").busySlots()).isEqualTo(1);
               StuckStep.release.countDown();
               assertThat(
-                      client.awaitResult("spring-stuck", run, String.class, Duration.ofSeconds(30)))
+                      client
+                          .runs()
+                          .awaitResult("spring-stuck", run, String.class, Duration.ofSeconds(30)))
                   .isEqualTo("finished order-8");
             });
   }
@@ -194,10 +199,11 @@ class WorkflowsStarterTest {
               closing.join(30_000);
               assertThat(closing.isAlive()).isFalse();
               // The step was the run's last: its result and the run's end were written on close.
-              assertThat(client.get("spring-slow", run).status()).isEqualTo(RunStatus.COMPLETED);
-              List<StepInfo> steps = client.steps("spring-slow", run);
+              assertThat(client.runs().get("spring-slow", run).status())
+                  .isEqualTo(RunStatus.COMPLETED);
+              List<StepInfo> steps = client.runs().steps("spring-slow", run);
               assertThat(steps).extracting(StepInfo::name).containsExactly("wait-for-release");
-              assertThat(client.awaitResult("spring-slow", run, String.class, Duration.ZERO))
+              assertThat(client.runs().awaitResult("spring-slow", run, String.class, Duration.ZERO))
                   .isEqualTo("finished order-7");
             });
   }
@@ -282,7 +288,7 @@ class WorkflowsStarterTest {
               MeterRegistry registry = ctx.getBean(SimpleMeterRegistry.class);
               WorkflowClient client = ctx.getBean(WorkflowClient.class);
               long run = client.start("spring-greet", "grace").runId();
-              client.awaitResult("spring-greet", run, String.class, Duration.ofSeconds(30));
+              client.runs().awaitResult("spring-greet", run, String.class, Duration.ofSeconds(30));
               Awaitility.await()
                   .atMost(10, TimeUnit.SECONDS)
                   .untilAsserted(
@@ -333,7 +339,9 @@ class WorkflowsStarterTest {
               long failing = client.start("spring-flaky", "x").runId();
               Awaitility.await()
                   .atMost(30, TimeUnit.SECONDS)
-                  .until(() -> client.get("spring-flaky", failing).status() == RunStatus.FAILED);
+                  .until(
+                      () ->
+                          client.runs().get("spring-flaky", failing).status() == RunStatus.FAILED);
               Awaitility.await()
                   .atMost(10, TimeUnit.SECONDS)
                   .untilAsserted(

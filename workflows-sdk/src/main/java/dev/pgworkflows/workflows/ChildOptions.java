@@ -1,20 +1,22 @@
 package dev.pgworkflows.workflows;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
- * Options of a child run: the code version it runs (default: the newest a worker serves), what a
- * cancel of the parent does to it, its retention (never shorter than the parent's), and its flow
- * control as a start's (see {@link StartOptions}): a concurrency key, a priority and a deadline.
+ * Options of a child run, made with {@link #builder()}: the code version it runs (default: the
+ * newest a worker serves), what a cancel of the parent does to it, its retention (never shorter
+ * than the parent's), and its flow control as a start's (see {@link StartOptions}): a concurrency
+ * key, a priority and a deadline. {@link Builder#build()} checks them, throwing {@link
+ * IllegalArgumentException} naming the option.
  */
-public record ChildOptions(
-    Integer version,
-    OnParentCancel onParentCancel,
-    Integer retentionDays,
-    String concurrencyKey,
-    Integer priority,
-    Duration deadline) {
-  public static final ChildOptions DEFAULT = new ChildOptions(null, OnParentCancel.CANCEL, null);
+public final class ChildOptions {
+  private final Integer version;
+  private final OnParentCancel onParentCancel;
+  private final Integer retentionDays;
+  private final String concurrencyKey;
+  private final Integer priority;
+  private final Duration deadline;
 
   /** What cancelling the parent does to a child that is still running. */
   public enum OnParentCancel {
@@ -24,65 +26,153 @@ public record ChildOptions(
     ABANDON
   }
 
-  /** Options without flow control. */
-  public ChildOptions(Integer version, OnParentCancel onParentCancel, Integer retentionDays) {
-    this(version, onParentCancel, retentionDays, null, null, null);
+  private ChildOptions(Builder b) {
+    this.version = b.version;
+    this.onParentCancel = b.onParentCancel;
+    this.retentionDays = b.retentionDays;
+    this.concurrencyKey = b.concurrencyKey;
+    this.priority = b.priority;
+    this.deadline = b.deadline;
   }
 
-  public ChildOptions {
-    if (version != null && version < 1) {
-      throw new IllegalArgumentException("version must be >= 1");
+  /** A builder with no option set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Integer version() {
+    return version;
+  }
+
+  public OnParentCancel onParentCancel() {
+    return onParentCancel;
+  }
+
+  public Integer retentionDays() {
+    return retentionDays;
+  }
+
+  public String concurrencyKey() {
+    return concurrencyKey;
+  }
+
+  public Integer priority() {
+    return priority;
+  }
+
+  public Duration deadline() {
+    return deadline;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ChildOptions c
+        && Objects.equals(version, c.version)
+        && onParentCancel == c.onParentCancel
+        && Objects.equals(retentionDays, c.retentionDays)
+        && Objects.equals(concurrencyKey, c.concurrencyKey)
+        && Objects.equals(priority, c.priority)
+        && Objects.equals(deadline, c.deadline);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(version, onParentCancel, retentionDays, concurrencyKey, priority, deadline);
+  }
+
+  @Override
+  public String toString() {
+    return "ChildOptions[version="
+        + version
+        + ", onParentCancel="
+        + onParentCancel
+        + ", retentionDays="
+        + retentionDays
+        + ", concurrencyKey="
+        + concurrencyKey
+        + ", priority="
+        + priority
+        + ", deadline="
+        + deadline
+        + "]";
+  }
+
+  /** Sets options one by one; {@link #build()} checks them together. Not thread-safe. */
+  public static final class Builder {
+    private Integer version;
+    private OnParentCancel onParentCancel = OnParentCancel.CANCEL;
+    private Integer retentionDays;
+    private String concurrencyKey;
+    private Integer priority;
+    private Duration deadline;
+
+    private Builder() {}
+
+    /** Runs the child on code version {@code v} (1 or more). */
+    public Builder version(int v) {
+      this.version = v;
+      return this;
     }
-    if (retentionDays != null && retentionDays < 1) {
-      throw new IllegalArgumentException("retention must be at least one day");
+
+    /** What a cancel of the parent does to the child; {@link OnParentCancel#CANCEL} by default. */
+    public Builder onParentCancel(OnParentCancel policy) {
+      if (policy == null) {
+        throw new IllegalArgumentException("onParentCancel must not be null");
+      }
+      this.onParentCancel = policy;
+      return this;
     }
-    if (onParentCancel == null) {
-      onParentCancel = OnParentCancel.CANCEL;
+
+    /** Keeps the ended child {@code days} days (1 or more; never less than its parent). */
+    public Builder retentionDays(int days) {
+      this.retentionDays = days;
+      return this;
     }
-    if (concurrencyKey != null && (concurrencyKey.isEmpty() || concurrencyKey.length() > 255)) {
-      throw new IllegalArgumentException("concurrency key must be 1 to 255 characters");
+
+    /**
+     * Gives the child concurrency key {@code key}: it counts against the limit of its workflow's
+     * key (see {@link StartOptions.Builder#concurrencyKey}), and waits for a slot like any run.
+     */
+    public Builder concurrencyKey(String key) {
+      this.concurrencyKey = key;
+      return this;
     }
-    if (priority != null && (priority < 0 || priority > 9)) {
-      throw new IllegalArgumentException("priority must be between 0 and 9");
+
+    /** Priority {@code level}, 0 to 9 (see {@link StartOptions.Builder#priority}). */
+    public Builder priority(int level) {
+      this.priority = level;
+      return this;
     }
-    if (deadline != null
-        && (deadline.toMillis() < 1 || deadline.compareTo(Duration.ofDays(365)) > 0)) {
-      throw new IllegalArgumentException("deadline must be between a millisecond and a year");
+
+    /**
+     * A deadline {@code d} after the child starts: a child still running then is ended by the
+     * server as {@link RunStatus#TIMED_OUT}, and the parent's wait for it ends with {@link
+     * ChildFailedException}. A replay of the step gets the same child, deadline unchanged.
+     */
+    public Builder deadline(Duration d) {
+      this.deadline = d;
+      return this;
     }
-  }
 
-  public ChildOptions withVersion(int v) {
-    return new ChildOptions(v, onParentCancel, retentionDays, concurrencyKey, priority, deadline);
-  }
-
-  public ChildOptions withOnParentCancel(OnParentCancel policy) {
-    return new ChildOptions(version, policy, retentionDays, concurrencyKey, priority, deadline);
-  }
-
-  public ChildOptions withRetentionDays(int days) {
-    return new ChildOptions(version, onParentCancel, days, concurrencyKey, priority, deadline);
-  }
-
-  /**
-   * These options with concurrency key {@code key}: the child counts against the limit of its
-   * workflow's key (see {@link StartOptions#concurrencyKey}), and waits for a slot like any run.
-   */
-  public ChildOptions withConcurrencyKey(String key) {
-    return new ChildOptions(version, onParentCancel, retentionDays, key, priority, deadline);
-  }
-
-  /** These options with priority {@code level}, 0 to 9 (see {@link StartOptions#withPriority}). */
-  public ChildOptions withPriority(int level) {
-    return new ChildOptions(
-        version, onParentCancel, retentionDays, concurrencyKey, level, deadline);
-  }
-
-  /**
-   * These options with a deadline {@code d} after the child starts: a child still running then is
-   * ended by the server as {@link RunStatus#TIMED_OUT}, and the parent's wait for it ends with
-   * {@link ChildFailedException}. A replay of the step gets the same child, deadline unchanged.
-   */
-  public ChildOptions withDeadline(Duration d) {
-    return new ChildOptions(version, onParentCancel, retentionDays, concurrencyKey, priority, d);
+    /** The options, checked together. */
+    public ChildOptions build() {
+      if (version != null && version < 1) {
+        throw new IllegalArgumentException("version must be >= 1");
+      }
+      if (retentionDays != null && retentionDays < 1) {
+        throw new IllegalArgumentException("retention must be at least one day");
+      }
+      if (concurrencyKey != null && (concurrencyKey.isEmpty() || concurrencyKey.length() > 255)) {
+        throw new IllegalArgumentException("concurrency key must be 1 to 255 characters");
+      }
+      if (priority != null && (priority < 0 || priority > 9)) {
+        throw new IllegalArgumentException("priority must be between 0 and 9");
+      }
+      if (deadline != null
+          && (deadline.toMillis() < 1 || deadline.compareTo(Duration.ofDays(365)) > 0)) {
+        throw new IllegalArgumentException("deadline must be between a millisecond and a year");
+      }
+      return new ChildOptions(this);
+    }
   }
 }

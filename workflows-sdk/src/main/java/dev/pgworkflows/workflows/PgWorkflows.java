@@ -23,7 +23,7 @@ import javax.sql.DataSource;
  * try (PgWorkflows pgw = PgWorkflows.start(dataSource)) {
  *   pgw.serve(onboardUser);
  *   long runId = pgw.client().start(onboardUser, "ada@example.com").runId();
- *   String userId = pgw.client().awaitResult("onboard-user", runId, String.class, timeout);
+ *   String userId = pgw.client().runs().awaitResult("onboard-user", runId, String.class, timeout);
  * }
  * }</pre>
  *

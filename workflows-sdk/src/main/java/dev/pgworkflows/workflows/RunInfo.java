@@ -7,14 +7,14 @@ import java.util.List;
 
 /**
  * A run as the server reports it; input, output and error are raw JSON. {@code parent} is set for a
- * child run; {@code children} is filled when one run is read ({@link WorkflowClient#get}) and empty
- * in list pages. {@code dueAt} is when the first task of a delayed or debounced start is due and
- * {@code deadlineAt} when the server ends the run as {@link RunStatus#TIMED_OUT}; both null when
- * the start gave none. {@code concurrencyKey} and {@code priority} are those its start gave, if
- * any. {@code paused} says whether an operator paused the run ({@link WorkflowClient#pause}); a
- * forked run ({@link WorkflowClient#fork}) names its origin in {@code forkedFrom}, null otherwise.
- * A run that continued as new ({@link WorkflowContext#continueAsNew}) names its successor in {@code
- * continuedTo}, and the successor it in {@code continuedFrom}; both null outside a chain.
+ * child run; {@code children} is filled when one run is read ({@link Runs#get}) and empty in list
+ * pages. {@code dueAt} is when the first task of a delayed or debounced start is due and {@code
+ * deadlineAt} when the server ends the run as {@link RunStatus#TIMED_OUT}; both null when the start
+ * gave none. {@code concurrencyKey} and {@code priority} are those its start gave, if any. {@code
+ * paused} says whether an operator paused the run ({@link Runs#pause}); a forked run ({@link
+ * Runs#fork}) names its origin in {@code forkedFrom}, null otherwise. A run that continued as new
+ * ({@link WorkflowContext#continueAsNew}) names its successor in {@code continuedTo}, and the
+ * successor it in {@code continuedFrom}; both null outside a chain.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RunInfo(

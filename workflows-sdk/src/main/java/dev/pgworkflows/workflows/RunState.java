@@ -2,8 +2,8 @@ package dev.pgworkflows.workflows;
 
 /**
  * A small key-value map per run that callers read from outside while the run is in flight ({@code
- * GET /v1/workflows/{name}/runs/{runId}/state}, {@link WorkflowClient#state}, {@link
- * WorkflowClient#awaitState}): progress, a status for a user, a value another service waits for.
+ * GET /v1/workflows/{name}/runs/{runId}/state}, {@link Runs#state}, {@link Runs#awaitState}):
+ * progress, a status for a user, a value another service waits for.
  *
  * <p>Set from the body or from step code (through the same {@code ctx}). Changes are journaled with
  * a journal row, in its transaction: a step's with the step's own row, so state is never visible

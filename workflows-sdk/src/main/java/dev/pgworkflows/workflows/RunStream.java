@@ -2,8 +2,8 @@ package dev.pgworkflows.workflows;
 
 /**
  * A named stream of output of the current run ({@link WorkflowContext#stream}): entries a step or
- * the body appends as it goes, which readers see at once ({@link WorkflowClient#stream}). Each
- * write is sent when it is made, not held until the step is journaled.
+ * the body appends as it goes, which readers see at once ({@link Runs#stream}). Each write is sent
+ * when it is made, not held until the step is journaled.
  *
  * <p>On retry and replay: an entry is known by its writer and position, the step's name and the
  * index of the write within the step's attempt (or, for the body, the index of the body's write). A

@@ -2,7 +2,7 @@ package dev.pgworkflows.workflows;
 
 /**
  * The answer to a start: the run, its status, whether this call created it, and whether the start
- * was folded into the pending run of its debounce key (see {@link StartOptions#debounce}).
+ * was folded into the pending run of its debounce key (see {@link StartOptions.Builder#debounce}).
  */
 public record Started(
     String workflow, long runId, RunStatus status, boolean created, boolean debounced) {

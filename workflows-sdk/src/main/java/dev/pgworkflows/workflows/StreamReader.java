@@ -11,10 +11,10 @@ import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 /**
- * A run's stream read from an offset and followed live ({@link WorkflowClient#stream}): iterating
- * yields each entry as it is written and ends once the stream is closed or the run has ended and
- * every entry was read. A dropped connection is resumed from the last entry read, so no entry is
- * skipped or repeated; after a minute without reaching the server the iteration throws {@link
+ * A run's stream read from an offset and followed live ({@link Runs#stream}): iterating yields each
+ * entry as it is written and ends once the stream is closed or the run has ended and every entry
+ * was read. A dropped connection is resumed from the last entry read, so no entry is skipped or
+ * repeated; after a minute without reaching the server the iteration throws {@link
  * WorkflowException}. Each iteration reads on its own connection; an iteration left before its end
  * holds its connection until {@link #close}. Immutable: {@link #from} makes another reader.
  */

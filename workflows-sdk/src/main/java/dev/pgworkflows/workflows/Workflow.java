@@ -101,8 +101,8 @@ public final class Workflow<I, O> {
     /**
      * Gives each run a deadline {@code d} after it is due (at most a year): a run still running
      * then is ended by the server as {@link RunStatus#TIMED_OUT}, without a worker. A start's
-     * {@link StartOptions#deadline} overrides it. Applies to starts made with this definition
-     * ({@link WorkflowClient#start(Workflow, Object)}).
+     * {@link StartOptions.Builder#deadline} overrides it. Applies to starts made with this
+     * definition ({@link WorkflowClient#start(Workflow, Object)}).
      */
     public Builder<I, O> deadline(Duration d) {
       if (d == null || d.toMillis() < 1 || d.compareTo(Duration.ofDays(365)) > 0) {
@@ -134,13 +134,12 @@ public final class Workflow<I, O> {
 
     /**
      * At most {@code n} runs of each concurrency key of this workflow ({@link
-     * StartOptions#concurrencyKey}) run at once (1 to 100000); the rest wait, oldest start first,
-     * and start as slots free. A worker sets it on the server when it starts ({@code PUT
+     * StartOptions.Builder#concurrencyKey}) run at once (1 to 100000); the rest wait, oldest start
+     * first, and start as slots free. A worker sets it on the server when it starts ({@code PUT
      * /v1/workflows/{name}/code-concurrency}, with the worker's own token), so a deploy with a
      * changed limit applies it and the last worker to start wins. A key's own limit ({@link
-     * WorkflowClient#setKeyConcurrencyLimit}) still holds for that key. A limit dropped from the
-     * code stays on the server until removed ({@link WorkflowClient#setConcurrencyLimit} with
-     * null).
+     * Workflows#setKeyConcurrencyLimit}) still holds for that key. A limit dropped from the code
+     * stays on the server until removed ({@link Workflows#setConcurrencyLimit} with null).
      */
     public Builder<I, O> concurrency(int n) {
       if (n < 1 || n > 100_000) {

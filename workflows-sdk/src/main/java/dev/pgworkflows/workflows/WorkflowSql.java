@@ -48,6 +48,16 @@ import java.sql.Connection;
 public final class WorkflowSql {
   private WorkflowSql() {}
 
+  /** As {@link #start(Connection, String, Object, StartOptions)}, with no options. */
+  public static Started start(Connection connection, String workflow, Object input) {
+    return start(connection, workflow, input, StartOptions.NONE);
+  }
+
+  /** As {@link #start(Connection, Workflow, Object, StartOptions)}, with no options. */
+  public static <I, O> Started start(Connection connection, Workflow<I, O> workflow, I input) {
+    return start(connection, workflow, input, StartOptions.NONE);
+  }
+
   /**
    * Starts a run of {@code workflow} with {@code input} (serialized as {@link WorkflowClient}
    * does); {@code options} null means none. Every start option applies as in {@link
@@ -80,13 +90,7 @@ public final class WorkflowSql {
       Connection connection, Workflow<I, O> workflow, I input, StartOptions options) {
     require(workflow, "workflow");
     StartOptions o = options == null ? StartOptions.NONE : options;
-    if (o.retentionDays() == null) {
-      o = o.withRetentionDays((int) workflow.retention().toDays());
-    }
-    if (o.deadline() == null && o.deadlineAt() == null && workflow.deadline() != null) {
-      o = o.withDeadline(workflow.deadline());
-    }
-    return start(connection, workflow.name(), input, o);
+    return start(connection, workflow.name(), input, o.withDefaultsOf(workflow));
   }
 
   /**

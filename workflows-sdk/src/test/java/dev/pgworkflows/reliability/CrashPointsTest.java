@@ -54,13 +54,13 @@ class CrashPointsTest {
           CrashyWorkflow.define(log, false)
               .serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)));
       try {
-        assertThat(client.awaitResult("crashy", run, String.class, Duration.ofSeconds(60)))
+        assertThat(client.runs().awaitResult("crashy", run, String.class, Duration.ofSeconds(60)))
             .isEqualTo("o2t");
       } finally {
         survivor.close();
       }
       assertThat(String.join(",", java.nio.file.Files.readAllLines(log))).isEqualTo(expected);
-      assertThat(client.steps("crashy", run))
+      assertThat(client.runs().steps("crashy", run))
           .extracting(StepInfo::name)
           .containsExactly("one", "two", "three");
     }

@@ -203,9 +203,10 @@ class FailoverTest {
                 () ->
                     runs.keySet().stream()
                         .allMatch(
-                            id -> client.get("failover", id).status() == RunStatus.COMPLETED));
+                            id ->
+                                client.runs().get("failover", id).status() == RunStatus.COMPLETED));
         for (long id : runs.keySet()) {
-          List<StepInfo> steps = client.steps("failover", id);
+          List<StepInfo> steps = client.runs().steps("failover", id);
           assertThat(steps).extracting(StepInfo::name).containsExactly("a", "b", "c");
         }
         // Every run finished: nothing is left in the worker either.

@@ -108,7 +108,7 @@ final class FaultWorkload implements AutoCloseable {
       for (Long id : new ArrayList<>(pending)) {
         try {
           if (signalled.contains(id)
-              && client.get(FaultWorkflow.NAME, id).status() == RunStatus.COMPLETED) {
+              && client.runs().get(FaultWorkflow.NAME, id).status() == RunStatus.COMPLETED) {
             pending.remove(id);
           }
         } catch (RuntimeException e) {
@@ -154,11 +154,11 @@ final class FaultWorkload implements AutoCloseable {
    */
   void assertNothingLost() {
     for (Map.Entry<Long, Integer> e : started.entrySet()) {
-      RunInfo run = client.get(FaultWorkflow.NAME, e.getKey());
+      RunInfo run = client.runs().get(FaultWorkflow.NAME, e.getKey());
       assertThat(run.status()).as("run %d", e.getKey()).isEqualTo(RunStatus.COMPLETED);
       assertThat(run.output().asInt()).as("run %d", e.getKey()).isEqualTo(8 * e.getValue() + 1);
       List<String> steps =
-          client.steps(FaultWorkflow.NAME, e.getKey()).stream().map(StepInfo::name).toList();
+          client.runs().steps(FaultWorkflow.NAME, e.getKey()).stream().map(StepInfo::name).toList();
       assertThat(steps).as("run %d", e.getKey()).doesNotHaveDuplicates().contains("a", "hold");
     }
   }

@@ -95,7 +95,8 @@ class FourServersTest {
       long t0 = System.nanoTime();
       long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
       for (Map.Entry<Long, Integer> e : acked.entrySet()) {
-        while (reader.get(ScaleOutWorkflow.NAME, e.getKey()).status() != RunStatus.COMPLETED) {
+        while (reader.runs().get(ScaleOutWorkflow.NAME, e.getKey()).status()
+            != RunStatus.COMPLETED) {
           assertThat(System.nanoTime())
               .as("run %d still unfinished after 120 s", e.getKey())
               .isLessThan(deadline);
@@ -103,11 +104,11 @@ class FourServersTest {
         }
       }
       for (Map.Entry<Long, Integer> e : acked.entrySet()) {
-        RunInfo run = reader.get(ScaleOutWorkflow.NAME, e.getKey());
+        RunInfo run = reader.runs().get(ScaleOutWorkflow.NAME, e.getKey());
         assertThat(run.output().asInt())
             .as("run %d", e.getKey())
             .isEqualTo(ScaleOutWorkflow.expected(e.getValue()));
-        assertThat(reader.steps(ScaleOutWorkflow.NAME, e.getKey()))
+        assertThat(reader.runs().steps(ScaleOutWorkflow.NAME, e.getKey()))
             .as("run %d", e.getKey())
             .extracting(StepInfo::name)
             .containsExactly("a", "b", "c");

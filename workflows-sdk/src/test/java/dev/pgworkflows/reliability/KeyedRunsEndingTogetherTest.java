@@ -64,7 +64,10 @@ class KeyedRunsEndingTogetherTest {
                   });
       List<Long> runs = new ArrayList<>();
       for (int i = 0; i < RUNS; i++) {
-        runs.add(client.start(wf, i, StartOptions.concurrencyKey("k" + (i % KEYS))).runId());
+        runs.add(
+            client
+                .start(wf, i, StartOptions.builder().concurrencyKey("k" + (i % KEYS)).build())
+                .runId());
       }
       List<String> anomalies = new CopyOnWriteArrayList<>();
       AtomicBoolean sampling = new AtomicBoolean(true);
@@ -78,7 +81,7 @@ class KeyedRunsEndingTogetherTest {
                   WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).concurrency(8)));
         }
         for (long run : runs) {
-          client.awaitResult("ending-together", run, Integer.class, Duration.ofSeconds(120));
+          client.runs().awaitResult("ending-together", run, Integer.class, Duration.ofSeconds(120));
         }
       } finally {
         workers.forEach(Worker::close);

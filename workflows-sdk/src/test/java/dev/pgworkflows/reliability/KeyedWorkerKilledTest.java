@@ -79,7 +79,7 @@ class KeyedWorkerKilledTest {
                       .concurrency(8));
       try {
         for (long run : runs) {
-          client.awaitResult(KeyedWorkflow.NAME, run, Integer.class, Duration.ofSeconds(60));
+          client.runs().awaitResult(KeyedWorkflow.NAME, run, Integer.class, Duration.ofSeconds(60));
         }
       } finally {
         survivor.close();
@@ -87,8 +87,9 @@ class KeyedWorkerKilledTest {
         sampler.join();
       }
       for (long run : runs) {
-        assertThat(client.get(KeyedWorkflow.NAME, run).status()).isEqualTo(RunStatus.COMPLETED);
-        assertThat(client.steps(KeyedWorkflow.NAME, run)).hasSize(1);
+        assertThat(client.runs().get(KeyedWorkflow.NAME, run).status())
+            .isEqualTo(RunStatus.COMPLETED);
+        assertThat(client.runs().steps(KeyedWorkflow.NAME, run)).hasSize(1);
       }
       List<Event> events = events(log, killedAt);
       long firstAfterKill =

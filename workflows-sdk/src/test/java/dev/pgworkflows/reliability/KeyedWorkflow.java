@@ -17,7 +17,7 @@ import java.time.Duration;
  */
 public final class KeyedWorkflow {
   static final String NAME = "keyed-crash";
-  static final StartOptions KEY = StartOptions.concurrencyKey("tenant");
+  static final StartOptions KEY = StartOptions.builder().concurrencyKey("tenant").build();
 
   private KeyedWorkflow() {}
 

@@ -210,7 +210,7 @@ class PostgresNetworkFaultsTest {
     Awaitility.await()
         .atMost(5, TimeUnit.SECONDS)
         .pollInterval(Duration.ofMillis(20))
-        .until(() -> !client.steps(FaultWorkflow.NAME, id).isEmpty());
+        .until(() -> !client.runs().steps(FaultWorkflow.NAME, id).isEmpty());
     long ms = (System.nanoTime() - t0) / 1_000_000;
     client.signal(FaultWorkflow.NAME, id, "go", new FaultWorkflow.Go(0));
     return ms;

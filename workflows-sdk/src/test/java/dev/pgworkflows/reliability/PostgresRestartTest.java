@@ -105,9 +105,10 @@ class PostgresRestartTest {
           .until(
               () ->
                   runs.stream()
-                      .allMatch(id -> client.get("survive", id).status() == RunStatus.COMPLETED));
+                      .allMatch(
+                          id -> client.runs().get("survive", id).status() == RunStatus.COMPLETED));
       for (long id : runs) {
-        List<StepInfo> steps = client.steps("survive", id);
+        List<StepInfo> steps = client.runs().steps("survive", id);
         assertThat(steps).extracting(StepInfo::name).containsExactly("a", "b", "c");
       }
       worker.close();

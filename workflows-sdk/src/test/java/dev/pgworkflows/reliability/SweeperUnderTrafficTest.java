@@ -62,9 +62,9 @@ class SweeperUnderTrafficTest {
           Thread.sleep(20);
         }
         for (long id : runs) {
-          assertThat(client.awaitResult("live", id, Integer.class, Duration.ofSeconds(60)))
+          assertThat(client.runs().awaitResult("live", id, Integer.class, Duration.ofSeconds(60)))
               .isNotNull();
-          assertThat(client.steps("live", id))
+          assertThat(client.runs().steps("live", id))
               .extracting(StepInfo::name)
               .containsExactly("a", "pause", "b");
         }
@@ -72,7 +72,7 @@ class SweeperUnderTrafficTest {
             .atMost(20, TimeUnit.SECONDS)
             .until(() -> count(server, "completed") == 0);
         assertThat(count(server, "running")).isEqualTo(50);
-        assertThat(client.get("live", runs.get(0)).status()).isEqualTo(RunStatus.COMPLETED);
+        assertThat(client.runs().get("live", runs.get(0)).status()).isEqualTo(RunStatus.COMPLETED);
         try (Connection c = server.database().connect();
             Statement s = c.createStatement();
             ResultSet rs = s.executeQuery("SELECT count(*) FROM queue." + OLD_RUNS)) {

@@ -99,14 +99,16 @@ class TwoServersTest {
             .until(
                 () ->
                     acked.stream()
-                        .allMatch(id -> clientB.get("twosrv", id).status() == RunStatus.COMPLETED));
+                        .allMatch(
+                            id ->
+                                clientB.runs().get("twosrv", id).status() == RunStatus.COMPLETED));
         for (long id : acked) {
-          assertThat(clientB.steps("twosrv", id))
+          assertThat(clientB.runs().steps("twosrv", id))
               .extracting(StepInfo::name)
               .containsExactly("a", "b", "c");
         }
         // The restarted server serves again.
-        assertThat(clientA.get("twosrv", acked.iterator().next()).status())
+        assertThat(clientA.runs().get("twosrv", acked.iterator().next()).status())
             .isEqualTo(RunStatus.COMPLETED);
         System.out.printf(
             "two servers: %d acknowledged starts, all completed after a SIGKILL%n", acked.size());

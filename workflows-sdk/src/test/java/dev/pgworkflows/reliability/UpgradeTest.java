@@ -76,9 +76,15 @@ class UpgradeTest {
       long retrying = client.start(RETRYING, Instant.now().plusSeconds(15).toEpochMilli()).runId();
       List<Long> keyed = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        keyed.add(client.start(KEYED, "k" + i, StartOptions.concurrencyKey("tenant")).runId());
+        keyed.add(
+            client
+                .start(KEYED, "k" + i, StartOptions.builder().concurrencyKey("tenant").build())
+                .runId());
       }
-      long delayed = client.start(DELAYED, "d", StartOptions.delay(Duration.ofSeconds(20))).runId();
+      long delayed =
+          client
+              .start(DELAYED, "d", StartOptions.builder().delay(Duration.ofSeconds(20)).build())
+              .runId();
       long paused = client.start(PAUSED, "p").runId();
       long streaming = client.start(STREAMING, "m").runId();
       client
@@ -87,16 +93,16 @@ class UpgradeTest {
 
       // The states, reached under the release's server.
       await("the paused run's first step", () -> journaled(client, PAUSED, paused, "before"));
-      assertThat(client.pause(PAUSED.name(), paused).paused()).isTrue();
+      assertThat(client.runs().pause(PAUSED.name(), paused).paused()).isTrue();
       await("the sleeping run's first step", () -> journaled(client, SLEEPING, sleeping, "before"));
       await("the stream's first step", () -> journaled(client, STREAMING, streaming, "first"));
       await(
           "the first keyed run waiting",
-          () -> client.get(KEYED.name(), keyed.get(0)).waitingFor() != null);
+          () -> client.runs().get(KEYED.name(), keyed.get(0)).waitingFor() != null);
       assertThat(journaled(client, IN_STEP, inStep, "slow"))
           .as("the slow step, still running")
           .isFalse();
-      assertThat(client.get(DELAYED.name(), delayed).status()).isEqualTo(RunStatus.RUNNING);
+      assertThat(client.runs().get(DELAYED.name(), delayed).status()).isEqualTo(RunStatus.RUNNING);
 
       Instant upgradeBegan = Instant.now();
       ServerJvms.stop(server);
@@ -108,42 +114,42 @@ class UpgradeTest {
 
       Instant upgraded = Instant.now();
       // What needs no one finishes by itself.
-      assertThat(client.awaitResult(IN_STEP.name(), inStep, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(IN_STEP.name(), inStep, String.class, AWAIT))
           .isEqualTo("i-done");
-      assertThat(client.awaitResult(SLEEPING.name(), sleeping, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(SLEEPING.name(), sleeping, String.class, AWAIT))
           .isEqualTo("s-a-slept");
-      assertThat(client.awaitResult(RETRYING.name(), retrying, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(RETRYING.name(), retrying, String.class, AWAIT))
           .isEqualTo("recovered");
-      assertThat(client.awaitResult(DELAYED.name(), delayed, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(DELAYED.name(), delayed, String.class, AWAIT))
           .isEqualTo("d-ran");
       // The paused run stays paused past its sleep, then resumes when told.
-      RunInfo stillPaused = client.get(PAUSED.name(), paused);
+      RunInfo stillPaused = client.runs().get(PAUSED.name(), paused);
       assertThat(stillPaused.paused()).isTrue();
       assertThat(journaled(client, PAUSED, paused, "after")).isFalse();
-      client.resume(PAUSED.name(), paused);
-      assertThat(client.awaitResult(PAUSED.name(), paused, String.class, AWAIT))
+      client.runs().resume(PAUSED.name(), paused);
+      assertThat(client.runs().awaitResult(PAUSED.name(), paused, String.class, AWAIT))
           .isEqualTo("p-a-resumed");
       // Signals sent to the new server reach the runs that waited under the old one.
       client.signal(SIGNALLED.name(), signalled, "go", "yes");
-      assertThat(client.awaitResult(SIGNALLED.name(), signalled, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(SIGNALLED.name(), signalled, String.class, AWAIT))
           .isEqualTo("g-yes");
       for (long id : keyed) {
         client.signal(KEYED.name(), id, "go", "yes");
       }
       for (int i = 0; i < keyed.size(); i++) {
-        assertThat(client.awaitResult(KEYED.name(), keyed.get(i), String.class, AWAIT))
+        assertThat(client.runs().awaitResult(KEYED.name(), keyed.get(i), String.class, AWAIT))
             .isEqualTo("k" + i + "-yes");
       }
       List<Instant> keyedEnds = new ArrayList<>();
       for (long id : keyed) {
-        keyedEnds.add(client.get(KEYED.name(), id).completedAt());
+        keyedEnds.add(client.runs().get(KEYED.name(), id).completedAt());
       }
       assertThat(keyedEnds).as("the keyed runs, in the order they were started").isSorted();
       client.signal(STREAMING.name(), streaming, "more", "please");
-      assertThat(client.awaitResult(STREAMING.name(), streaming, String.class, AWAIT))
+      assertThat(client.runs().awaitResult(STREAMING.name(), streaming, String.class, AWAIT))
           .isEqualTo("m-streamed");
       assertThat(
-              client.stream(STREAMING.name(), streaming, "progress", Integer.class)
+              client.runs().stream(STREAMING.name(), streaming, "progress", Integer.class)
                   .values()
                   .toList())
           .containsExactly(1, 2, 3);
@@ -153,7 +159,7 @@ class UpgradeTest {
           "a scheduled run started after the upgrade",
           Duration.ofSeconds(75),
           () ->
-              client.list(SCHEDULED.name(), RunStatus.COMPLETED, null, 10).runs().stream()
+              client.runs().list(SCHEDULED.name(), RunStatus.COMPLETED, null, 10).runs().stream()
                   .anyMatch(
                       run ->
                           run.startedAt().isAfter(upgraded)
@@ -164,7 +170,7 @@ class UpgradeTest {
       assertThat(steps(client, SLEEPING, sleeping)).isEqualTo("before,nap,after");
       assertThat(steps(client, PAUSED, paused)).isEqualTo("before,nap,after");
       assertThat(steps(client, STREAMING, streaming)).isEqualTo("first,more,second");
-      StepInfo flaky = client.steps(RETRYING.name(), retrying).get(0);
+      StepInfo flaky = client.runs().steps(RETRYING.name(), retrying).get(0);
       assertThat(flaky.attempts()).as("attempts of the flaky step").isGreaterThan(1);
     } finally {
       for (Worker w : workers) {
@@ -176,11 +182,11 @@ class UpgradeTest {
 
   private static boolean journaled(
       WorkflowClient client, Workflow<?, ?> w, long runId, String step) {
-    return client.steps(w.name(), runId).stream().anyMatch(s -> s.name().equals(step));
+    return client.runs().steps(w.name(), runId).stream().anyMatch(s -> s.name().equals(step));
   }
 
   private static String steps(WorkflowClient client, Workflow<?, ?> w, long runId) {
-    return client.steps(w.name(), runId).stream()
+    return client.runs().steps(w.name(), runId).stream()
         .map(StepInfo::name)
         .collect(Collectors.joining(","));
   }

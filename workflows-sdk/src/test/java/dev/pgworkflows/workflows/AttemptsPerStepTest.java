@@ -42,10 +42,14 @@ class AttemptsPerStepTest {
                 });
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
-    assertThat(server.client().awaitResult("per-step", run, String.class, Duration.ofSeconds(30)))
+    assertThat(
+            server
+                .client()
+                .runs()
+                .awaitResult("per-step", run, String.class, Duration.ofSeconds(30)))
         .isEqualTo("done");
     assertThat(seen).containsEntry("flaky", 2).containsEntry("steady", 1).containsEntry("last", 1);
-    List<StepInfo> steps = server.client().steps("per-step", run);
+    List<StepInfo> steps = server.client().runs().steps("per-step", run);
     assertThat(steps).extracting(StepInfo::attempts).containsExactly(2, 1, 1);
   }
 }

@@ -73,6 +73,7 @@ class BacklogOnOneSlotTest {
         assertThat(
                 server
                     .client()
+                    .runs()
                     .awaitResult("take-back", ids.get(i), Integer.class, Duration.ofSeconds(30)))
             .isEqualTo((i + 1) * 2);
       }
@@ -86,7 +87,7 @@ class BacklogOnOneSlotTest {
         .isGreaterThanOrEqualTo(1);
     assertThat(threads).as("one runner thread").hasSize(1);
     for (long id : ids) {
-      assertThat(server.client().steps("take-back", id))
+      assertThat(server.client().runs().steps("take-back", id))
           .extracting(StepInfo::name)
           .containsExactly("one", "two");
     }

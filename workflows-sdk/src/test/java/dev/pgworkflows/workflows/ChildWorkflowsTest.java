@@ -50,19 +50,22 @@ class ChildWorkflowsTest {
     server.serve(SHIP);
     Started s = server.client().start(order, new Order("o1", 2));
     String out =
-        server.client().awaitResult("order", s.runId(), String.class, Duration.ofSeconds(30));
+        server
+            .client()
+            .runs()
+            .awaitResult("order", s.runId(), String.class, Duration.ofSeconds(30));
     assertThat(out).isEqualTo("done:label-o1");
     assertThat(shipped.get()).isEqualTo(1);
 
-    RunInfo parent = server.client().get("order", s.runId());
+    RunInfo parent = server.client().runs().get("order", s.runId());
     assertThat(parent.children()).hasSize(1);
     RunInfo.Child c = parent.children().get(0);
     assertThat(c.workflow()).isEqualTo("ship");
     assertThat(c.step()).isEqualTo("ship");
     assertThat(c.status()).isEqualTo(RunStatus.COMPLETED);
-    RunInfo child = server.client().get("ship", c.runId());
+    RunInfo child = server.client().runs().get("ship", c.runId());
     assertThat(child.parent()).isEqualTo(new RunInfo.Parent(s.runId(), "order", "ship"));
-    assertThat(server.client().steps("order", s.runId()))
+    assertThat(server.client().runs().steps("order", s.runId()))
         .extracting(StepInfo::name, StepInfo::kind)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("ship", "child"),
@@ -88,6 +91,7 @@ class ChildWorkflowsTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("order-fails", s.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("caught:FAILED:nothing to ship");
   }
@@ -108,6 +112,7 @@ class ChildWorkflowsTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("order-late", s.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("label-o3");
   }
@@ -132,8 +137,9 @@ class ChildWorkflowsTest {
                               "b",
                               slow,
                               "b",
-                              ChildOptions.DEFAULT.withOnParentCancel(
-                                  ChildOptions.OnParentCancel.ABANDON));
+                              ChildOptions.builder()
+                                  .onParentCancel(ChildOptions.OnParentCancel.ABANDON)
+                                  .build());
                   return a.result() + b.result();
                 });
     server.serve(parent);
@@ -141,13 +147,13 @@ class ChildWorkflowsTest {
     Started s = server.client().start(parent, "x");
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> server.client().get("parent-of-two", s.runId()).waitingFor() != null);
-    RunInfo p = server.client().get("parent-of-two", s.runId());
+        .until(() -> server.client().runs().get("parent-of-two", s.runId()).waitingFor() != null);
+    RunInfo p = server.client().runs().get("parent-of-two", s.runId());
     assertThat(p.children()).hasSize(2);
-    assertThat(server.client().cancel("parent-of-two", s.runId())).isTrue();
-    assertThat(server.client().get("slow-child", p.children().get(0).runId()).status())
+    assertThat(server.client().runs().cancel("parent-of-two", s.runId())).isTrue();
+    assertThat(server.client().runs().get("slow-child", p.children().get(0).runId()).status())
         .isEqualTo(RunStatus.CANCELLED);
-    assertThat(server.client().get("slow-child", p.children().get(1).runId()).status())
+    assertThat(server.client().runs().get("slow-child", p.children().get(1).runId()).status())
         .isEqualTo(RunStatus.RUNNING);
   }
 }

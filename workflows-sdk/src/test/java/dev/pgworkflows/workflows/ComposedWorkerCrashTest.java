@@ -45,18 +45,19 @@ class ComposedWorkerCrashTest {
                     .serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1))));
         try {
           assertThat(
-                  client.awaitResult(
-                      "crash-parent", s.runId(), String.class, Duration.ofSeconds(60)))
+                  client
+                      .runs()
+                      .awaitResult("crash-parent", s.runId(), String.class, Duration.ofSeconds(60)))
               .isEqualTo("k+signal-1");
         } finally {
           for (Worker w : survivors) {
             w.close();
           }
         }
-        RunInfo parent = client.get("crash-parent", s.runId());
+        RunInfo parent = client.runs().get("crash-parent", s.runId());
         assertThat(parent.children()).hasSize(1);
         assertThat(Files.readAllLines(log)).containsExactlyInAnyOrder("between", "between", "kid");
-        assertThat(client.signals("crash-parent", s.runId()))
+        assertThat(client.runs().signals("crash-parent", s.runId()))
             .extracting(SignalInfo::event, SignalInfo::deliveredTo)
             .contains(org.assertj.core.groups.Tuple.tuple("go", "go"));
       } finally {

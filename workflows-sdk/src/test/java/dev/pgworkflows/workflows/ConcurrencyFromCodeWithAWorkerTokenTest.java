@@ -36,8 +36,8 @@ class ConcurrencyFromCodeWithAWorkerTokenTest {
       assertThat(limit.json().get("limit").asInt()).isEqualTo(2);
 
       WorkflowClient client = WorkflowClient.connect(server.url(), "ops-token");
-      long run = client.start(wf, "hi", StartOptions.concurrencyKey("k")).runId();
-      assertThat(client.awaitResult("limited", run, String.class, Duration.ofSeconds(30)))
+      long run = client.start(wf, "hi", StartOptions.builder().concurrencyKey("k").build()).runId();
+      assertThat(client.runs().awaitResult("limited", run, String.class, Duration.ofSeconds(30)))
           .isEqualTo("hi");
     } finally {
       worker.close();

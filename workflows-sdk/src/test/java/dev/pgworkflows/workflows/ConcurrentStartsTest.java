@@ -35,13 +35,13 @@ class ConcurrentStartsTest {
         assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
         ids.add(s.runId());
         // Each caller's answer is its own run: the input it gave.
-        assertThat(server.client().get("crowd", s.runId()).input().asInt()).isEqualTo(i);
+        assertThat(server.client().runs().get("crowd", s.runId()).input().asInt()).isEqualTo(i);
       }
       assertThat(ids).hasSize(n);
     } finally {
       pool.shutdownNow();
     }
-    assertThat(server.client().list("crowd", null, null, 1000).runs()).hasSize(n);
+    assertThat(server.client().runs().list("crowd", null, null, 1000).runs()).hasSize(n);
     assertThat(startRequests() - before).isPositive().isLessThan(n);
   }
 
@@ -60,7 +60,10 @@ class ConcurrentStartsTest {
                     return input % 8 == 0
                         ? server
                             .client()
-                            .start("picky", input, StartOptions.NONE.withRetentionDays(40_000))
+                            .start(
+                                "picky",
+                                input,
+                                StartOptions.builder().retentionDays(40_000).build())
                         : server.client().start("picky", input);
                   } catch (ApiException e) {
                     return e;
@@ -80,7 +83,7 @@ class ConcurrentStartsTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(server.client().list("picky", null, null, 1000).runs()).hasSize(56);
+    assertThat(server.client().runs().list("picky", null, null, 1000).runs()).hasSize(56);
   }
 
   /** Requests to the two start routes so far, from the server's /metrics. */

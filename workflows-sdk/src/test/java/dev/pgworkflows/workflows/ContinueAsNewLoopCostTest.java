@@ -36,6 +36,7 @@ class ContinueAsNewLoopCostTest {
     Integer last =
         server
             .client()
+            .runs()
             .awaitResult("loop-forever", s.runId(), Integer.class, Duration.ofMinutes(2));
     assertThat(last).isEqualTo(LOOPS);
     assertThat(at).as("every loop ran its step").doesNotContain(0L);
@@ -49,7 +50,7 @@ class ContinueAsNewLoopCostTest {
     assertThat(lastWindow)
         .as("ms per loop, last %d vs first %d", WINDOW, WINDOW)
         .isLessThan(2 * first);
-    assertThat(server.client().get("loop-forever", s.runId()).continuedTo()).isNotNull();
+    assertThat(server.client().runs().get("loop-forever", s.runId()).continuedTo()).isNotNull();
   }
 
   /** The mean interval in ms between consecutive loops' steps, for loops from..to. */

@@ -42,11 +42,12 @@ class ContinueAsNewRetentionTest {
                 });
     server.serve(wf);
     WorkflowClient client = server.client();
-    Started s = client.start("renew-kept", 0, StartOptions.NONE.withRetentionDays(30));
+    Started s = client.start("renew-kept", 0, StartOptions.builder().retentionDays(30).build());
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.chain("renew-kept", s.runId()).size() == 4);
-    List<Long> ids = client.chain("renew-kept", s.runId()).stream().map(RunInfo::runId).toList();
+        .until(() -> client.runs().chain("renew-kept", s.runId()).size() == 4);
+    List<Long> ids =
+        client.runs().chain("renew-kept", s.runId()).stream().map(RunInfo::runId).toList();
     long first = ids.get(0);
     long last = ids.get(3);
     // The chain's first three runs ended long ago: their own retention has passed.
@@ -66,16 +67,16 @@ class ContinueAsNewRetentionTest {
     assertThat(existing(ids)).containsExactly(first, last);
 
     // What remains is listed; the first run's id still reaches the running last one.
-    assertThat(client.chain("renew-kept", first).stream().map(RunInfo::runId).toList())
+    assertThat(client.runs().chain("renew-kept", first).stream().map(RunInfo::runId).toList())
         .containsExactly(first, last);
-    assertThat(client.chain("renew-kept", last).stream().map(RunInfo::runId).toList())
+    assertThat(client.runs().chain("renew-kept", last).stream().map(RunInfo::runId).toList())
         .containsExactly(first, last);
-    assertThat(client.chainLast("renew-kept", first).runId()).isEqualTo(last);
+    assertThat(client.runs().chainLast("renew-kept", first).runId()).isEqualTo(last);
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.get("renew-kept", last).waitingFor() != null);
+        .until(() -> client.runs().get("renew-kept", last).waitingFor() != null);
     client.signal("renew-kept", first, "end", "now");
-    assertThat(client.awaitResult("renew-kept", first, String.class, Duration.ofSeconds(30)))
+    assertThat(client.runs().awaitResult("renew-kept", first, String.class, Duration.ofSeconds(30)))
         .isEqualTo("ended");
 
     assertThat(sweep(Instant.now().plus(Duration.ofDays(29)), 1000)).isZero();

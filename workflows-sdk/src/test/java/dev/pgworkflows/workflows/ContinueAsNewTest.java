@@ -35,12 +35,17 @@ class ContinueAsNewTest {
         client.start(
             "renewing",
             0,
-            StartOptions.concurrencyKey("customer-7").withPriority(4).withRetentionDays(9));
+            StartOptions.builder()
+                .concurrencyKey("customer-7")
+                .priority(4)
+                .retentionDays(9)
+                .build());
 
-    assertThat(client.awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(60)))
+    assertThat(
+            client.runs().awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(60)))
         .isEqualTo("done 3");
 
-    List<RunInfo> chain = client.chain("renewing", s.runId());
+    List<RunInfo> chain = client.runs().chain("renewing", s.runId());
     assertThat(chain).hasSize(4);
     assertThat(chain.get(0).runId()).isEqualTo(s.runId());
     for (int i = 0; i < 4; i++) {
@@ -52,14 +57,14 @@ class ContinueAsNewTest {
       assertThat(run.retentionDays()).isEqualTo(9);
       assertThat(run.continuedFrom()).isEqualTo(i == 0 ? null : chain.get(i - 1).runId());
       assertThat(run.continuedTo()).isEqualTo(i == 3 ? null : chain.get(i + 1).runId());
-      assertThat(client.steps("renewing", run.runId()))
+      assertThat(client.runs().steps("renewing", run.runId()))
           .extracting(StepInfo::name)
           .containsExactly("charge");
     }
     // The run's own view: its output names the successor.
-    RunInfo first = client.get("renewing", s.runId());
+    RunInfo first = client.runs().get("renewing", s.runId());
     assertThat(first.output().get("continuedTo").asLong()).isEqualTo(chain.get(1).runId());
-    assertThat(client.chain("renewing", chain.get(2).runId()))
+    assertThat(client.runs().chain("renewing", chain.get(2).runId()))
         .extracting(RunInfo::runId)
         .containsExactlyElementsOf(chain.stream().map(RunInfo::runId).toList());
   }
@@ -87,17 +92,20 @@ class ContinueAsNewTest {
     WorkflowClient client = server.client();
     Started s = client.start("renew-state", 0);
 
-    assertThat(client.awaitResult("renew-state", s.runId(), String.class, Duration.ofSeconds(60)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("renew-state", s.runId(), String.class, Duration.ofSeconds(60)))
         .isEqualTo("seen null");
-    List<RunInfo> chain = client.chain("renew-state", s.runId());
+    List<RunInfo> chain = client.runs().chain("renew-state", s.runId());
     assertThat(chain).hasSize(3);
-    assertThat(client.state("renew-state", chain.get(0).runId()))
+    assertThat(client.runs().state("renew-state", chain.get(0).runId()))
         .containsOnlyKeys("billed", "renewals");
-    assertThat(client.state("renew-state", chain.get(0).runId()).get("renewals").asInt())
+    assertThat(client.runs().state("renew-state", chain.get(0).runId()).get("renewals").asInt())
         .isEqualTo(1);
-    assertThat(client.state("renew-state", chain.get(1).runId()).get("renewals").asInt())
+    assertThat(client.runs().state("renew-state", chain.get(1).runId()).get("renewals").asInt())
         .isEqualTo(2);
-    assertThat(client.state("renew-state", chain.get(2).runId())).isEmpty();
+    assertThat(client.runs().state("renew-state", chain.get(2).runId())).isEmpty();
   }
 
   @Test
@@ -123,10 +131,11 @@ class ContinueAsNewTest {
     String message =
         server
             .client()
+            .runs()
             .awaitResult("renew-in-step", s.runId(), String.class, Duration.ofSeconds(30));
     assertThat(message)
         .isEqualTo("continueAsNew was called inside a step; call it from the workflow body");
-    assertThat(server.client().get("renew-in-step", s.runId()).continuedTo()).isNull();
+    assertThat(server.client().runs().get("renew-in-step", s.runId()).continuedTo()).isNull();
   }
 
   @Test
@@ -148,36 +157,47 @@ class ContinueAsNewTest {
     Started s = client.start("renew-versions", 1);
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.get("renew-versions", s.runId()).waitingFor() != null);
+        .until(() -> client.runs().get("renew-versions", s.runId()).waitingFor() != null);
     server.serve(v2);
     // A start after v2's worker registered takes v2: so does the continuation.
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
         .until(
             () ->
-                client.get("renew-versions", client.start("renew-versions", 0).runId()).version()
+                client
+                        .runs()
+                        .get("renew-versions", client.start("renew-versions", 0).runId())
+                        .version()
                     == 2);
     client.signal("renew-versions", s.runId(), "go", "now");
 
     assertThat(
-            client.awaitResult("renew-versions", s.runId(), String.class, Duration.ofSeconds(30)))
+            client
+                .runs()
+                .awaitResult("renew-versions", s.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("v2 got 2");
     RunInfo successor =
-        client.get("renew-versions", client.get("renew-versions", s.runId()).continuedTo());
+        client
+            .runs()
+            .get("renew-versions", client.runs().get("renew-versions", s.runId()).continuedTo());
     assertThat(successor.version()).isEqualTo(2);
-    assertThat(client.get("renew-versions", s.runId()).version()).isEqualTo(1);
+    assertThat(client.runs().get("renew-versions", s.runId()).version()).isEqualTo(1);
   }
 
   @Test
   void aRepeatedStartWithTheChainsKeyFindsItsNewestRun(@TempDir Path dir) {
     server.serve(RenewingWorkflow.define(dir.resolve("log"), 2, -1, 0));
     WorkflowClient client = server.client();
-    Started s = client.start("renewing", 0, StartOptions.idempotencyKey("subscription-9"));
-    client.awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(60));
-    List<RunInfo> chain = client.chain("renewing", s.runId());
+    Started s =
+        client.start(
+            "renewing", 0, StartOptions.builder().idempotencyKey("subscription-9").build());
+    client.runs().awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(60));
+    List<RunInfo> chain = client.runs().chain("renewing", s.runId());
     assertThat(chain).hasSize(3);
 
-    Started again = client.start("renewing", 0, StartOptions.idempotencyKey("subscription-9"));
+    Started again =
+        client.start(
+            "renewing", 0, StartOptions.builder().idempotencyKey("subscription-9").build());
     assertThat(again.created()).isFalse();
     assertThat(again.runId()).isEqualTo(chain.get(2).runId());
     assertThat(chain)
@@ -203,12 +223,15 @@ class ContinueAsNewTest {
     long first = client.start("renew-await", 0).runId();
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.chain("renew-await", first).size() == 3);
-    long last = client.chainLast("renew-await", first).runId();
+        .until(() -> client.runs().chain("renew-await", first).size() == 3);
+    long last = client.runs().chainLast("renew-await", first).runId();
 
     long began = System.nanoTime();
     assertThatThrownBy(
-            () -> client.awaitResult("renew-await", first, String.class, Duration.ofMillis(700)))
+            () ->
+                client
+                    .runs()
+                    .awaitResult("renew-await", first, String.class, Duration.ofMillis(700)))
         .isInstanceOf(WorkflowException.class)
         .hasMessageContaining("run " + first + " ")
         .hasMessageContaining("at run " + last);
@@ -226,10 +249,13 @@ class ContinueAsNewTest {
     WorkflowClient client = server.client();
     Started s = client.start("renew-parent", 0);
 
-    assertThat(client.awaitResult("renew-parent", s.runId(), String.class, Duration.ofSeconds(60)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("renew-parent", s.runId(), String.class, Duration.ofSeconds(60)))
         .isEqualTo("child says done 2");
-    List<RunInfo.Child> children = client.get("renew-parent", s.runId()).children();
-    List<RunInfo> chain = client.chain("renewing", children.get(0).runId());
+    List<RunInfo.Child> children = client.runs().get("renew-parent", s.runId()).children();
+    List<RunInfo> chain = client.runs().chain("renewing", children.get(0).runId());
     assertThat(chain).hasSize(3);
     // Every run of the child's chain is the parent's child, each started by the same step.
     assertThat(children)
@@ -254,10 +280,11 @@ class ContinueAsNewTest {
       assertThat(
               server
                   .client()
+                  .runs()
                   .awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(60)))
           .isEqualTo("done 3");
 
-      List<RunInfo> chain = server.client().chain("renewing", s.runId());
+      List<RunInfo> chain = server.client().runs().chain("renewing", s.runId());
       assertThat(chain).extracting(r -> r.input().asInt()).containsExactly(0, 1, 2, 3);
       assertLinear(chain);
       // The held charge was never journaled, so the replay ran it again; then one continuation.
@@ -291,10 +318,11 @@ class ContinueAsNewTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("renewing", s.runId(), String.class, Duration.ofSeconds(90)))
         .isEqualTo("done " + last);
 
-    List<RunInfo> chain = server.client().chain("renewing", s.runId());
+    List<RunInfo> chain = server.client().runs().chain("renewing", s.runId());
     assertThat(chain).extracting(r -> r.input().asInt()).containsExactlyElementsOf(range(last));
     assertLinear(chain);
     try (Connection c = server.database().connect();
@@ -315,7 +343,7 @@ class ContinueAsNewTest {
       assertThat(run.continuedTo())
           .isEqualTo(i + 1 < chain.size() ? chain.get(i + 1).runId() : null);
       assertThat(run.continuedFrom()).isEqualTo(i > 0 ? chain.get(i - 1).runId() : null);
-      assertThat(server.client().steps("renewing", run.runId()))
+      assertThat(server.client().runs().steps("renewing", run.runId()))
           .extracting(StepInfo::name)
           .containsExactly("charge");
     }

@@ -39,11 +39,12 @@ class DeterministicHelpersTest {
       String before = Files.readAllLines(log).get(0);
 
       server.serve(ValuesWorkflow.define(log, false));
-      String result = client.awaitResult("values", s.runId(), String.class, Duration.ofSeconds(60));
+      String result =
+          client.runs().awaitResult("values", s.runId(), String.class, Duration.ofSeconds(60));
 
       assertThat(result).isEqualTo(before);
       assertThat(Files.readAllLines(log)).containsExactly(before, before);
-      assertThat(client.steps("values", s.runId()))
+      assertThat(client.runs().steps("values", s.runId()))
           .extracting(StepInfo::name)
           .containsExactly("__now.1", "__uuid.1", "__seed", "record");
     } finally {
@@ -81,7 +82,7 @@ class DeterministicHelpersTest {
         .atMost(30, TimeUnit.SECONDS)
         .until(
             () ->
-                client.blockers("patchy", passed.runId()).stream()
+                client.runs().blockers("patchy", passed.runId()).stream()
                     .anyMatch(b -> b.kind().equals("waiting")));
     oldWorker.close();
 
@@ -91,19 +92,25 @@ class DeterministicHelpersTest {
         .atMost(30, TimeUnit.SECONDS)
         .until(
             () ->
-                client.blockers("patchy", fresh.runId()).stream()
+                client.runs().blockers("patchy", fresh.runId()).stream()
                     .anyMatch(b -> b.kind().equals("waiting")));
     client.signal("patchy", passed.runId(), "go", "now");
     client.signal("patchy", fresh.runId(), "go", "now");
 
-    assertThat(client.awaitResult("patchy", passed.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("patchy", passed.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("old");
-    assertThat(client.awaitResult("patchy", fresh.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("patchy", fresh.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("new");
-    assertThat(client.steps("patchy", passed.runId()))
+    assertThat(client.runs().steps("patchy", passed.runId()))
         .extracting(StepInfo::name)
         .containsExactly("a", "go", "c");
-    assertThat(client.steps("patchy", fresh.runId()))
+    assertThat(client.runs().steps("patchy", fresh.runId()))
         .extracting(StepInfo::name)
         .containsExactly("a", "__patch.extra-step", "extra", "go", "c");
   }
@@ -119,11 +126,12 @@ class DeterministicHelpersTest {
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("reserved-name", s.runId(), String.class, Duration.ofSeconds(30)))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo run = server.client().get("reserved-name", s.runId());
+    RunInfo run = server.client().runs().get("reserved-name", s.runId());
     assertThat(run.error().get("message").asText()).contains("kept for the engine");
-    List<StepInfo> steps = server.client().steps("reserved-name", s.runId());
+    List<StepInfo> steps = server.client().runs().steps("reserved-name", s.runId());
     assertThat(steps).isEmpty();
   }
 }

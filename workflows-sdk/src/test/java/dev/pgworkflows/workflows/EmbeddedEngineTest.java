@@ -37,7 +37,8 @@ class EmbeddedEngineTest {
         PgWorkflows pgw = PgWorkflows.start(ds)) {
       pgw.serve(greeter());
       long runId = pgw.client().start("greet", "ada").runId();
-      assertThat(pgw.client().awaitResult("greet", runId, String.class, Duration.ofSeconds(30)))
+      assertThat(
+              pgw.client().runs().awaitResult("greet", runId, String.class, Duration.ofSeconds(30)))
           .isEqualTo("hello ada");
     }
   }
@@ -61,11 +62,11 @@ class EmbeddedEngineTest {
       pgw.serve(stuck);
       long runId =
           pgw.client()
-              .start("stuck", "x", StartOptions.NONE.withDeadline(Duration.ofSeconds(1)))
+              .start("stuck", "x", StartOptions.builder().deadline(Duration.ofSeconds(1)).build())
               .runId();
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> pgw.client().get("stuck", runId).status() == RunStatus.TIMED_OUT);
+          .until(() -> pgw.client().runs().get("stuck", runId).status() == RunStatus.TIMED_OUT);
     }
   }
 
@@ -78,7 +79,10 @@ class EmbeddedEngineTest {
       try (Connection c = ds.getConnection()) {
         runId =
             WorkflowSql.start(
-                    c, "unserved", "x", StartOptions.NONE.withDeadline(Duration.ofSeconds(1)))
+                    c,
+                    "unserved",
+                    "x",
+                    StartOptions.builder().deadline(Duration.ofSeconds(1)).build())
                 .runId();
       }
       Awaitility.await().atMost(20, TimeUnit.SECONDS).until(engine::leadsBackgroundJobs);
@@ -166,10 +170,13 @@ class EmbeddedEngineTest {
             .atMost(60, TimeUnit.SECONDS)
             .until(() -> Files.exists(log) && Files.readAllLines(log).contains("two"));
         child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-step
-        assertThat(client.get("crashy", s.runId()).status()).isEqualTo(RunStatus.RUNNING);
+        assertThat(client.runs().get("crashy", s.runId()).status()).isEqualTo(RunStatus.RUNNING);
         Worker survivor = CrashyWorkflow.define(log, false).serve(WorkerOptions.dataSource(ds));
         try {
-          assertThat(client.awaitResult("crashy", s.runId(), String.class, Duration.ofSeconds(60)))
+          assertThat(
+                  client
+                      .runs()
+                      .awaitResult("crashy", s.runId(), String.class, Duration.ofSeconds(60)))
               .isEqualTo("o2t");
         } finally {
           survivor.close();

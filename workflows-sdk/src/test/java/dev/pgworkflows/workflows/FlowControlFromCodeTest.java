@@ -60,11 +60,19 @@ class FlowControlFromCodeTest {
                               running.get(key).decrementAndGet();
                               return key;
                             }));
-    server.client().setKeyConcurrencyLimit("split", "a", 1);
+    server.client().workflows().setKeyConcurrencyLimit("split", "a", 1);
     List<Long> runs = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
-      runs.add(server.client().start(wf, "a", StartOptions.concurrencyKey("a")).runId());
-      runs.add(server.client().start(wf, "b", StartOptions.concurrencyKey("b")).runId());
+      runs.add(
+          server
+              .client()
+              .start(wf, "a", StartOptions.builder().concurrencyKey("a").build())
+              .runId());
+      runs.add(
+          server
+              .client()
+              .start(wf, "b", StartOptions.builder().concurrencyKey("b").build())
+              .runId());
     }
     server.serve(
         wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).concurrency(16));
@@ -72,12 +80,12 @@ class FlowControlFromCodeTest {
         .as("the worker set its definition's limit")
         .contains("\"limit\":3");
     for (long run : runs) {
-      server.client().awaitResult("split", run, String.class, Duration.ofSeconds(60));
+      server.client().runs().awaitResult("split", run, String.class, Duration.ofSeconds(60));
     }
     assertThat(most.get("a").get()).as("runs of key a at once").isEqualTo(1);
     assertThat(most.get("b").get()).as("runs of key b at once").isBetween(2, 3);
 
-    server.client().setKeyConcurrencyLimit("split", "a", null);
+    server.client().workflows().setKeyConcurrencyLimit("split", "a", null);
     assertThat(get("/v1/workflows/split/concurrency/a")).contains("no concurrency limit");
   }
 
@@ -100,10 +108,11 @@ class FlowControlFromCodeTest {
                               "kid",
                               kid,
                               in,
-                              ChildOptions.DEFAULT
-                                  .withConcurrencyKey("tenant-1")
-                                  .withPriority(2)
-                                  .withDeadline(Duration.ofMillis(500)));
+                              ChildOptions.builder()
+                                  .concurrencyKey("tenant-1")
+                                  .priority(2)
+                                  .deadline(Duration.ofMillis(500))
+                                  .build());
                   try {
                     return c.result();
                   } catch (ChildFailedException e) {
@@ -113,9 +122,14 @@ class FlowControlFromCodeTest {
     server.serve(kid);
     server.serve(parent);
     long run = server.client().start(parent, "x").runId();
-    assertThat(server.client().awaitResult("impatient", run, String.class, Duration.ofSeconds(30)))
+    assertThat(
+            server
+                .client()
+                .runs()
+                .awaitResult("impatient", run, String.class, Duration.ofSeconds(30)))
         .isEqualTo("child TIMED_OUT");
-    RunInfo child = server.client().list("slow-kid", RunStatus.TIMED_OUT, null, 10).runs().get(0);
+    RunInfo child =
+        server.client().runs().list("slow-kid", RunStatus.TIMED_OUT, null, 10).runs().get(0);
     assertThat(child.concurrencyKey()).isEqualTo("tenant-1");
     assertThat(child.priority()).isEqualTo(2);
     assertThat(child.error().get("type").asText()).isEqualTo("DeadlineExceeded");
@@ -124,24 +138,29 @@ class FlowControlFromCodeTest {
   @Test
   void aRunPastItsDeadlineTimeIsTimedOutWithNoWorker() {
     Instant deadline = Instant.now().plusMillis(800);
-    Started s = server.client().start("unserved", "x", StartOptions.deadlineAt(deadline));
-    RunInfo started = server.client().get("unserved", s.runId());
+    Started s =
+        server.client().start("unserved", "x", StartOptions.builder().deadlineAt(deadline).build());
+    RunInfo started = server.client().runs().get("unserved", s.runId());
     assertThat(Duration.between(deadline, started.deadlineAt()).abs())
         .isLessThan(Duration.ofMillis(1));
     assertThatThrownBy(
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("unserved", s.runId(), String.class, Duration.ofSeconds(20)))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo ended = server.client().get("unserved", s.runId());
+    RunInfo ended = server.client().runs().get("unserved", s.runId());
     assertThat(ended.status()).isEqualTo(RunStatus.TIMED_OUT);
     assertThat(ended.completedAt()).isAfterOrEqualTo(deadline);
     assertThatThrownBy(
             () ->
                 server
                     .client()
-                    .start("unserved", "x", StartOptions.deadlineAt(Instant.now().minusSeconds(1))))
+                    .start(
+                        "unserved",
+                        "x",
+                        StartOptions.builder().deadlineAt(Instant.now().minusSeconds(1)).build()))
         .isInstanceOf(ApiException.class)
         .hasMessageContaining("deadlineAt");
   }
@@ -201,12 +220,19 @@ class FlowControlFromCodeTest {
                   });
       List<Long> runs = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        runs.add(server.client().start(wf, i, StartOptions.concurrencyKey("papi")).runId());
+        runs.add(
+            server
+                .client()
+                .start(wf, i, StartOptions.builder().concurrencyKey("papi").build())
+                .runId());
       }
       server.serve(
           wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).concurrency(1));
       for (long run : runs) {
-        server.client().awaitResult("parallel-calls", run, Integer.class, Duration.ofSeconds(60));
+        server
+            .client()
+            .runs()
+            .awaitResult("parallel-calls", run, Integer.class, Duration.ofSeconds(60));
       }
       assertThat(refused).as("the one call refused").hasSize(1);
       assertThat(served).hasSize(3);
@@ -215,7 +241,7 @@ class FlowControlFromCodeTest {
           .isGreaterThanOrEqualTo(resetAt.get());
       assertThat(local.get()).as("the sibling branch ran once per run").isEqualTo(3);
       for (long run : runs) {
-        assertThat(server.client().steps("parallel-calls", run))
+        assertThat(server.client().runs().steps("parallel-calls", run))
             .as("a rate-limited branch is not an attempt")
             .allMatch(s -> s.attempts() == 1);
       }

@@ -30,7 +30,7 @@ class FlowControlTest {
 
   private static void awaitAll(String workflow, List<Long> runs) {
     for (long run : runs) {
-      server.client().awaitResult(workflow, run, Integer.class, Duration.ofSeconds(60));
+      server.client().runs().awaitResult(workflow, run, Integer.class, Duration.ofSeconds(60));
     }
   }
 
@@ -54,10 +54,14 @@ class FlowControlTest {
                           });
                   return ctx.step().run("more", Integer.class, () -> n);
                 });
-    server.client().setConcurrencyLimit("limited", 3);
+    server.client().workflows().setConcurrencyLimit("limited", 3);
     List<Long> runs = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      runs.add(server.client().start(wf, i, StartOptions.concurrencyKey("customer-42")).runId());
+      runs.add(
+          server
+              .client()
+              .start(wf, i, StartOptions.builder().concurrencyKey("customer-42").build())
+              .runId());
     }
     server.serve(
         wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).concurrency(16));
@@ -79,12 +83,14 @@ class FlowControlTest {
                   return ctx.step()
                       .run("after", Integer.class, () -> order.add(n + ":after") ? n : n);
                 });
-    server.client().setConcurrencyLimit("one-at-once", 1);
-    long a = server.client().start(wf, 1, StartOptions.concurrencyKey("k")).runId();
-    long b = server.client().start(wf, 2, StartOptions.concurrencyKey("k")).runId();
+    server.client().workflows().setConcurrencyLimit("one-at-once", 1);
+    long a =
+        server.client().start(wf, 1, StartOptions.builder().concurrencyKey("k").build()).runId();
+    long b =
+        server.client().start(wf, 2, StartOptions.builder().concurrencyKey("k").build()).runId();
     server.serve(wf);
     awaitAll("one-at-once", List.of(a, b));
-    RunInfo first = server.client().get("one-at-once", a);
+    RunInfo first = server.client().runs().get("one-at-once", a);
     assertThat(first.concurrencyKey()).isEqualTo("k");
     assertThat(first.priority()).isNull();
     assertThat(order.indexOf("2:before"))
@@ -138,7 +144,11 @@ class FlowControlTest {
                               }));
       List<Long> runs = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        runs.add(server.client().start(wf, i, StartOptions.concurrencyKey("api")).runId());
+        runs.add(
+            server
+                .client()
+                .start(wf, i, StartOptions.builder().concurrencyKey("api").build())
+                .runId());
       }
       server.serve(
           wf, WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).concurrency(1));
@@ -149,7 +159,7 @@ class FlowControlTest {
           .as("no call of the key before the reset")
           .isGreaterThanOrEqualTo(resetAt.get());
       for (long run : runs) {
-        assertThat(server.client().steps("calls-api", run))
+        assertThat(server.client().runs().steps("calls-api", run))
             .as("a rate-limited delivery is not an attempt")
             .extracting(StepInfo::attempts)
             .containsExactly(1);
@@ -174,10 +184,14 @@ class FlowControlTest {
                               at.add(System.currentTimeMillis());
                               return n;
                             }));
-    server.client().setRateLimit("five-a-second", 5, Duration.ofSeconds(1));
+    server.client().rateLimits().set("five-a-second", 5, Duration.ofSeconds(1));
     List<Long> runs = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
-      runs.add(server.client().start(wf, i, StartOptions.concurrencyKey("five-a-second")).runId());
+      runs.add(
+          server
+              .client()
+              .start(wf, i, StartOptions.builder().concurrencyKey("five-a-second").build())
+              .runId());
     }
     server.serve(wf);
     awaitAll("metered", runs);
@@ -203,7 +217,7 @@ class FlowControlTest {
       runs.add(server.client().start(wf, i).runId());
     }
     for (int i = 100; i < 150; i++) {
-      runs.add(server.client().start(wf, i, StartOptions.NONE.withPriority(9)).runId());
+      runs.add(server.client().start(wf, i, StartOptions.builder().priority(9).build()).runId());
     }
     // Low run 0 has waited ten minutes: more than nine levels' worth, so it goes before the highs.
     try (Connection c = server.database().connect();
@@ -224,6 +238,6 @@ class FlowControlTest {
     assertThat(order.get(0)).as("the low that waited longest").isEqualTo(0);
     assertThat(order.subList(1, 51)).as("then every high").allMatch(n -> n >= 100);
     assertThat(order.subList(51, 100)).as("then the other lows").allMatch(n -> n < 100);
-    assertThat(server.client().get("prioritised", runs.get(50)).priority()).isEqualTo(9);
+    assertThat(server.client().runs().get("prioritised", runs.get(50)).priority()).isEqualTo(9);
   }
 }

@@ -65,7 +65,10 @@ class HeartbeatsOverASlowNetworkTest {
           runs.add(client.start("slow-beats", i).runId());
         }
         for (long id : runs) {
-          assertThat(client.awaitResult("slow-beats", id, Integer.class, Duration.ofSeconds(60)))
+          assertThat(
+                  client
+                      .runs()
+                      .awaitResult("slow-beats", id, Integer.class, Duration.ofSeconds(60)))
               .isNotNull();
         }
       } finally {

@@ -40,11 +40,11 @@ class LastStepJournaledWithRunEndTest {
     try {
       long id = server.client().start(wf.name(), input).runId();
       try {
-        server.client().awaitResult(wf.name(), id, Object.class, Duration.ofSeconds(20));
+        server.client().runs().awaitResult(wf.name(), id, Object.class, Duration.ofSeconds(20));
       } catch (WorkflowFailedException expected) {
         // the failing bodies below
       }
-      return server.client().get(wf.name(), id);
+      return server.client().runs().get(wf.name(), id);
     } finally {
       w.close();
     }
@@ -62,7 +62,7 @@ class LastStepJournaledWithRunEndTest {
                 });
     RunInfo run = run(wf, 4);
     assertThat(run.status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(server.client().steps("last-ok", run.runId()))
+    assertThat(server.client().runs().steps("last-ok", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("one", "two");
     assertThat(journaledWithTheEnd(run.runId(), "two")).isTrue();
@@ -87,7 +87,7 @@ class LastStepJournaledWithRunEndTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-    StepInfo boom = server.client().steps("last-fails", run.runId()).get(1);
+    StepInfo boom = server.client().runs().steps("last-fails", run.runId()).get(1);
     assertThat(boom.name()).isEqualTo("boom");
     assertThat(boom.error()).isNotNull();
     assertThat(journaledWithTheEnd(run.runId(), "boom")).isTrue();
@@ -104,7 +104,7 @@ class LastStepJournaledWithRunEndTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(server.client().steps("throws-after", run.runId()))
+    assertThat(server.client().runs().steps("throws-after", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("one");
     assertThat(journaledWithTheEnd(run.runId(), "one")).isTrue();
@@ -122,7 +122,7 @@ class LastStepJournaledWithRunEndTest {
                 });
     RunInfo run = run(wf, 1);
     assertThat(run.status()).isEqualTo(RunStatus.COMPLETED);
-    java.util.List<StepInfo> steps = server.client().steps("sleep-after", run.runId());
+    java.util.List<StepInfo> steps = server.client().runs().steps("sleep-after", run.runId());
     assertThat(steps).extracting(StepInfo::name).containsExactly("one", "nap");
     // "one" is written when the body reaches the sleep; the sleep starts at the call, before.
     assertThat(steps.get(1).startedAt()).isBefore(steps.get(0).completedAt());

@@ -97,34 +97,38 @@ class LeastPrivilegeRolesTest {
       long runId = client.start("approval", "ada").runId();
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> client.get("approval", runId).waitingFor() != null);
+          .until(() -> client.runs().get("approval", runId).waitingFor() != null);
       client.signal("approval", runId, "approved", "grace");
-      assertThat(client.awaitResult("approval", runId, String.class, Duration.ofSeconds(30)))
+      assertThat(client.runs().awaitResult("approval", runId, String.class, Duration.ofSeconds(30)))
           .isEqualTo("ada approved by grace");
 
       // A start in the client's own transaction, as WorkflowSql makes it.
       long inTransaction;
       try (Connection c = clientDs.getConnection()) {
         c.setAutoCommit(false);
-        inTransaction = WorkflowSql.start(c, "approval", "bob", StartOptions.NONE).runId();
+        inTransaction = WorkflowSql.start(c, "approval", "bob").runId();
         c.commit();
       }
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> client.get("approval", inTransaction).waitingFor() != null);
+          .until(() -> client.runs().get("approval", inTransaction).waitingFor() != null);
       try (Connection c = clientDs.getConnection()) {
         WorkflowSql.signal(c, "approval", inTransaction, "approved", "eve");
       }
       assertThat(
-              client.awaitResult("approval", inTransaction, String.class, Duration.ofSeconds(30)))
+              client
+                  .runs()
+                  .awaitResult("approval", inTransaction, String.class, Duration.ofSeconds(30)))
           .isEqualTo("bob approved by eve");
 
       // The deadline job runs in the worker's process, as the worker's login.
       long late =
-          client.start("stuck", "x", StartOptions.NONE.withDeadline(Duration.ofSeconds(1))).runId();
+          client
+              .start("stuck", "x", StartOptions.builder().deadline(Duration.ofSeconds(1)).build())
+              .runId();
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> client.get("stuck", late).status() == RunStatus.TIMED_OUT);
+          .until(() -> client.runs().get("stuck", late).status() == RunStatus.TIMED_OUT);
       assertThat(worker.leadsBackgroundJobs()).isTrue();
     }
   }
@@ -192,7 +196,7 @@ class LeastPrivilegeRolesTest {
           .isInstanceOf(MissingGrantException.class)
           .hasMessageContaining("grant it the role pgworkflows_worker");
       try (Connection c = none.getConnection()) {
-        assertThatThrownBy(() -> WorkflowSql.start(c, "approval", "x", StartOptions.NONE))
+        assertThatThrownBy(() -> WorkflowSql.start(c, "approval", "x"))
             .isInstanceOf(MissingGrantException.class)
             .hasMessageContaining("pgworkflows_client");
       }

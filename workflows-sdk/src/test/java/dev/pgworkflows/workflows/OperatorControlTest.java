@@ -37,7 +37,7 @@ class OperatorControlTest {
 
   private static List<String> stepNames(String workflow, long run) {
     List<String> names = new ArrayList<>();
-    server.client().steps(workflow, run).forEach(s -> names.add(s.name()));
+    server.client().runs().steps(workflow, run).forEach(s -> names.add(s.name()));
     return names;
   }
 
@@ -64,17 +64,19 @@ class OperatorControlTest {
     server.serve(wf);
     long run = server.client().start(wf, 1).runId();
     assertThat(inFirst.await(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(server.client().pause("pause-between", run).paused()).isTrue();
+    assertThat(server.client().runs().pause("pause-between", run).paused()).isTrue();
     release.countDown();
     await(() -> stepNames("pause-between", run).contains("first"), "the first step journaled");
     Thread.sleep(QUIET.toMillis());
     assertThat(second.get()).as("second step runs while paused").isZero();
-    assertThat(server.client().get("pause-between", run).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(server.client().runs().get("pause-between", run).status())
+        .isEqualTo(RunStatus.RUNNING);
 
-    assertThat(server.client().resume("pause-between", run).paused()).isFalse();
+    assertThat(server.client().runs().resume("pause-between", run).paused()).isFalse();
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("pause-between", run, Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(1);
     assertThat(second.get()).isEqualTo(1);
@@ -93,14 +95,17 @@ class OperatorControlTest {
     server.serve(wf);
     long run = server.client().start(wf, 1).runId();
     await(() -> stepNames("pause-sleep", run).contains("nap"), "the sleep journaled");
-    server.client().pause("pause-sleep", run);
+    server.client().runs().pause("pause-sleep", run);
     Thread.sleep(500 + QUIET.toMillis());
     assertThat(after.get()).as("the step after the sleep, while paused").isZero();
-    assertThat(server.client().get("pause-sleep", run).paused()).isTrue();
+    assertThat(server.client().runs().get("pause-sleep", run).paused()).isTrue();
 
-    server.client().resume("pause-sleep", run);
+    server.client().runs().resume("pause-sleep", run);
     assertThat(
-            server.client().awaitResult("pause-sleep", run, Integer.class, Duration.ofSeconds(30)))
+            server
+                .client()
+                .runs()
+                .awaitResult("pause-sleep", run, Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(1);
   }
 
@@ -119,9 +124,9 @@ class OperatorControlTest {
     Thread.sleep(QUIET.toMillis());
     assertThat(ran.get()).as("steps run while the workflow is paused").isZero();
 
-    server.client().resumeWorkflow("pause-all");
+    server.client().workflows().resume("pause-all");
     for (long run : runs) {
-      server.client().awaitResult("pause-all", run, Integer.class, Duration.ofSeconds(30));
+      server.client().runs().awaitResult("pause-all", run, Integer.class, Duration.ofSeconds(30));
     }
     assertThat(ran.get()).isEqualTo(3);
   }
@@ -129,7 +134,7 @@ class OperatorControlTest {
   /** Pauses the workflow once a worker has made it known; false until then. */
   private static boolean pausable(String workflow) {
     try {
-      server.client().pauseWorkflow(workflow);
+      server.client().workflows().pause(workflow);
       return true;
     } catch (ApiException e) {
       if (e.status() == 404) {
@@ -168,19 +173,23 @@ class OperatorControlTest {
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("restartable", run, String.class, Duration.ofSeconds(30)))
         .isInstanceOf(WorkflowFailedException.class);
 
     broken.set(false);
-    RunInfo restarted = server.client().restart("restartable", run, "second");
+    RunInfo restarted = server.client().runs().restart("restartable", run, "second");
     assertThat(restarted.status()).isEqualTo(RunStatus.RUNNING);
     assertThat(restarted.error()).isNull();
     assertThat(
-            server.client().awaitResult("restartable", run, String.class, Duration.ofSeconds(30)))
+            server
+                .client()
+                .runs()
+                .awaitResult("restartable", run, String.class, Duration.ofSeconds(30)))
         .isEqualTo("fixed:1");
     assertThat(first.get()).as("runs of the first step").isEqualTo(1);
     assertThat(stepNames("restartable", run)).containsExactly("first", "second", "third");
-    List<StepInfo> all = server.client().steps("restartable", run, true);
+    List<StepInfo> all = server.client().runs().steps("restartable", run, true);
     assertThat(all)
         .filteredOn(StepInfo::setAside)
         .extracting(StepInfo::name)
@@ -205,18 +214,22 @@ class OperatorControlTest {
     server.serve(wf);
     long origin = server.client().start(wf, 1).runId();
     assertThat(
-            server.client().awaitResult("forkable", origin, Integer.class, Duration.ofSeconds(30)))
+            server
+                .client()
+                .runs()
+                .awaitResult("forkable", origin, Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(101);
 
-    RunInfo fork = server.client().fork("forkable", origin, "second", 7);
+    RunInfo fork = server.client().runs().fork("forkable", origin, "second", 7);
     assertThat(fork.runId()).isNotEqualTo(origin);
     assertThat(fork.forkedFrom()).isEqualTo(new RunInfo.ForkedFrom(origin, "second"));
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("forkable", fork.runId(), Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(107);
     assertThat(first.get()).as("runs of the copied step").isEqualTo(1);
-    assertThat(server.client().get("forkable", origin).forkedFrom()).isNull();
+    assertThat(server.client().runs().get("forkable", origin).forkedFrom()).isNull();
   }
 }

@@ -78,12 +78,14 @@ class OtlpTraceExportTest {
           run = client.start(ExportedWorkflow.NAME, "order-1").runId();
           Awaitility.await()
               .atMost(30, TimeUnit.SECONDS)
-              .until(() -> client.get(ExportedWorkflow.NAME, run).waitingFor() != null);
+              .until(() -> client.runs().get(ExportedWorkflow.NAME, run).waitingFor() != null);
           assertThat(client.signal(ExportedWorkflow.NAME, run, "approve", "yes").delivered())
               .isTrue();
           assertThat(
-                  client.awaitResult(
-                      ExportedWorkflow.NAME, run, String.class, Duration.ofSeconds(20)))
+                  client
+                      .runs()
+                      .awaitResult(
+                          ExportedWorkflow.NAME, run, String.class, Duration.ofSeconds(20)))
               .isEqualTo("order-1-fetched/ok/yes");
           Awaitility.await()
               .atMost(15, TimeUnit.SECONDS)

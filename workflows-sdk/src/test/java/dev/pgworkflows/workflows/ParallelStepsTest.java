@@ -54,7 +54,7 @@ class ParallelStepsTest {
   }
 
   private static List<String> journal(String workflow, long run) {
-    return server.client().steps(workflow, run).stream().map(StepInfo::name).toList();
+    return server.client().runs().steps(workflow, run).stream().map(StepInfo::name).toList();
   }
 
   @Test
@@ -80,7 +80,7 @@ class ParallelStepsTest {
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
     List<String> result =
-        server.client().awaitResult("fan-order", run, new TypeRef<List<String>>() {}, WAIT);
+        server.client().runs().awaitResult("fan-order", run, new TypeRef<List<String>>() {}, WAIT);
     assertThat(result).containsExactly("p1", "p2", "p3", "p4", "p5", "x5");
     for (String p : List.of("p1", "p2", "p3", "p4", "p5")) {
       assertThat(executions(p)).as(p).isEqualTo(1);
@@ -118,11 +118,15 @@ class ParallelStepsTest {
                                 counted("steady", 0))));
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
-    assertThat(server.client().awaitResult("fan-retry", run, new TypeRef<List<String>>() {}, WAIT))
+    assertThat(
+            server
+                .client()
+                .runs()
+                .awaitResult("fan-retry", run, new TypeRef<List<String>>() {}, WAIT))
         .containsExactly("third time", "steady");
     assertThat(flaky.get()).isEqualTo(3);
     assertThat(executions("steady")).isEqualTo(1);
-    List<StepInfo> steps = server.client().steps("fan-retry", run);
+    List<StepInfo> steps = server.client().runs().steps("fan-retry", run);
     assertThat(steps).extracting(StepInfo::name).containsExactlyInAnyOrder("flaky", "steady");
     // The retries stayed in the thread: the run's task was delivered once.
     assertThat(steps).allSatisfy(s -> assertThat(s.attempts()).isEqualTo(1));
@@ -152,11 +156,11 @@ class ParallelStepsTest {
                 });
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
-    assertThat(server.client().awaitResult("fan-fail", run, String.class, WAIT))
+    assertThat(server.client().runs().awaitResult("fan-fail", run, String.class, WAIT))
         .isEqualTo("second:second failed");
     assertThat(second.get()).isEqualTo(2);
     assertThat(fourth.get()).isEqualTo(1);
-    List<StepInfo> steps = server.client().steps("fan-fail", run);
+    List<StepInfo> steps = server.client().runs().steps("fan-fail", run);
     assertThat(steps)
         .extracting(StepInfo::name)
         .containsExactlyInAnyOrder("first", "second", "third", "fourth", "compensate");
@@ -192,9 +196,10 @@ class ParallelStepsTest {
                 });
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
-    assertThatThrownBy(() -> server.client().awaitResult("fan-uncaught", run, String.class, WAIT))
+    assertThatThrownBy(
+            () -> server.client().runs().awaitResult("fan-uncaught", run, String.class, WAIT))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo info = server.client().get("fan-uncaught", run);
+    RunInfo info = server.client().runs().get("fan-uncaught", run);
     assertThat(info.error().get("step").asText()).isEqualTo("broken");
     assertThat(info.error().get("message").asText()).isEqualTo("broken failed");
     assertThat(journal("fan-uncaught", run)).containsExactlyInAnyOrder("fine", "broken");
@@ -216,12 +221,12 @@ class ParallelStepsTest {
                       && Files.readAllLines(log).contains("slow")
                       && journal(FanOutWorkflow.NAME, run).size() == 3);
       child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL while "slow" runs
-      assertThat(server.client().get(FanOutWorkflow.NAME, run).status())
+      assertThat(server.client().runs().get(FanOutWorkflow.NAME, run).status())
           .isEqualTo(RunStatus.RUNNING);
 
       Map<String, AtomicInteger> survivor = new ConcurrentHashMap<>();
       server.serve(FanOutWorkflow.define(log, false, survivor));
-      assertThat(server.client().awaitResult(FanOutWorkflow.NAME, run, String.class, WAIT))
+      assertThat(server.client().runs().awaitResult(FanOutWorkflow.NAME, run, String.class, WAIT))
           .isEqualTo("abcs");
       assertThat(survivor.keySet()).containsExactly("slow");
       assertThat(survivor.get("slow").get()).isEqualTo(1);
@@ -254,9 +259,9 @@ class ParallelStepsTest {
     server.serve(reused);
     for (String name : List.of("fan-twice", "fan-reused")) {
       long run = server.client().start(name, "x").runId();
-      assertThatThrownBy(() -> server.client().awaitResult(name, run, String.class, WAIT))
+      assertThatThrownBy(() -> server.client().runs().awaitResult(name, run, String.class, WAIT))
           .isInstanceOf(WorkflowFailedException.class);
-      RunInfo info = server.client().get(name, run);
+      RunInfo info = server.client().runs().get(name, run);
       assertThat(info.error().get("type").asText())
           .isEqualTo(NonDeterministicWorkflowException.class.getName());
       assertThat(info.error().get("message").asText()).contains("used twice");
@@ -291,9 +296,9 @@ class ParallelStepsTest {
                 });
     server.serve(wf);
     long run = server.client().start(wf, "x").runId();
-    assertThat(server.client().awaitResult("fan-nested", run, String.class, WAIT))
+    assertThat(server.client().runs().awaitResult("fan-nested", run, String.class, WAIT))
         .isEqualTo("outer:" + IllegalStateException.class.getName());
-    List<StepInfo> steps = server.client().steps("fan-nested", run);
+    List<StepInfo> steps = server.client().runs().steps("fan-nested", run);
     assertThat(steps).extracting(StepInfo::name).containsExactlyInAnyOrder("outer", "sleeper");
     assertThat(steps)
         .allSatisfy(
@@ -318,7 +323,10 @@ class ParallelStepsTest {
       server.serve(wf, WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(2)));
       long run = server.client().start(wf, 3).runId();
       List<Integer> result =
-          server.client().awaitResult("fan-hundred", run, new TypeRef<List<Integer>>() {}, WAIT);
+          server
+              .client()
+              .runs()
+              .awaitResult("fan-hundred", run, new TypeRef<List<Integer>>() {}, WAIT);
       List<Integer> expected = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         expected.add(i * 3);

@@ -156,29 +156,34 @@ class RequestsMatchTheSpecTest {
                 .taskStream(false));
     try {
       long approved =
-          client.start(wf, "go", StartOptions.idempotencyKey("contract-1").withVersion(1)).runId();
+          client
+              .start(
+                  wf, "go", StartOptions.builder().idempotencyKey("contract-1").version(1).build())
+              .runId();
       long cancelled = client.start("contract", "wait").runId();
       long failed = client.start("contract", "fail").runId();
       awaitWaiting(client, approved);
       awaitWaiting(client, cancelled);
-      assertThat(client.blockers("contract", approved))
+      assertThat(client.runs().blockers("contract", approved))
           .extracting(Blocker::kind)
           .contains("waiting");
       assertThat(client.workers("contract")).allMatch(w -> w.workflow().equals("contract"));
       assertThat(
               client.signal("contract", approved, "approve", new Approval(true, "ann")).delivered())
           .isTrue();
-      assertThat(client.awaitResult("contract", approved, String.class, Duration.ofSeconds(60)))
+      assertThat(
+              client.runs().awaitResult("contract", approved, String.class, Duration.ofSeconds(60)))
           .isEqualTo("go!ann");
-      assertThat(client.cancel("contract", cancelled)).isTrue();
+      assertThat(client.runs().cancel("contract", cancelled)).isTrue();
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
-          .until(() -> client.get("contract", failed).status() == RunStatus.FAILED);
-      assertThat(client.list("contract", RunStatus.COMPLETED, null, 10).runs()).hasSize(1);
-      WorkflowClient.Page first = client.list("contract", null, null, 1);
+          .until(() -> client.runs().get("contract", failed).status() == RunStatus.FAILED);
+      assertThat(client.runs().list("contract", RunStatus.COMPLETED, null, 10).runs()).hasSize(1);
+      Runs.Page first = client.runs().list("contract", null, null, 1);
       assertThat(first.nextCursor()).isPresent();
-      assertThat(client.list("contract", null, first.nextCursor().get(), 10).runs()).hasSize(2);
-      assertThat(client.steps("contract", approved))
+      assertThat(client.runs().list("contract", null, first.nextCursor().get(), 10).runs())
+          .hasSize(2);
+      assertThat(client.runs().steps("contract", approved))
           .extracting(StepInfo::name)
           .containsExactly("first", "flaky", "slow", "nap", "approve");
     } finally {
@@ -191,18 +196,19 @@ class RequestsMatchTheSpecTest {
    * of a run, a restart of the failed run, forks with and without input, set-aside rows read.
    */
   private static void exerciseOperations(WorkflowClient client) {
-    long failed = client.list("contract", RunStatus.FAILED, null, 1).runs().get(0).runId();
-    client.pauseWorkflow("contract");
-    client.resumeWorkflow("contract");
-    RunInfo restarted = client.restart("contract", failed, "boom");
+    long failed = client.runs().list("contract", RunStatus.FAILED, null, 1).runs().get(0).runId();
+    client.workflows().pause("contract");
+    client.workflows().resume("contract");
+    RunInfo restarted = client.runs().restart("contract", failed, "boom");
     assertThat(restarted.status()).isEqualTo(RunStatus.RUNNING);
-    assertThat(client.pause("contract", failed).paused()).isTrue();
-    assertThat(client.resume("contract", failed).paused()).isFalse();
-    assertThat(client.steps("contract", failed, true)).anyMatch(StepInfo::setAside);
-    assertThat(client.fork("contract", failed, "first").forkedFrom().runId()).isEqualTo(failed);
-    assertThat(client.fork("contract", failed, "first", "other").input().asText())
+    assertThat(client.runs().pause("contract", failed).paused()).isTrue();
+    assertThat(client.runs().resume("contract", failed).paused()).isFalse();
+    assertThat(client.runs().steps("contract", failed, true)).anyMatch(StepInfo::setAside);
+    assertThat(client.runs().fork("contract", failed, "first").forkedFrom().runId())
+        .isEqualTo(failed);
+    assertThat(client.runs().fork("contract", failed, "first", "other").input().asText())
         .isEqualTo("other");
-    client.cancel("contract", failed);
+    client.runs().cancel("contract", failed);
   }
 
   /** A run that continues as new twice (with and without a held step), its chain and result. */
@@ -220,10 +226,13 @@ class RequestsMatchTheSpecTest {
         wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
     try {
       long run = client.start(wf, 0).runId();
-      assertThat(client.awaitResult("contract-renew", run, Integer.class, Duration.ofSeconds(30)))
+      assertThat(
+              client
+                  .runs()
+                  .awaitResult("contract-renew", run, Integer.class, Duration.ofSeconds(30)))
           .isEqualTo(2);
-      assertThat(client.chain("contract-renew", run)).hasSize(3);
-      assertThat(client.chainLast("contract-renew", run).continuedFrom()).isNotNull();
+      assertThat(client.runs().chain("contract-renew", run)).hasSize(3);
+      assertThat(client.runs().chainLast("contract-renew", run).continuedFrom()).isNotNull();
     } finally {
       worker.close();
     }
@@ -256,14 +265,15 @@ class RequestsMatchTheSpecTest {
                             "child",
                             wf,
                             in,
-                            ChildOptions.DEFAULT
-                                .withConcurrencyKey("contract-key")
-                                .withPriority(1)
-                                .withDeadline(Duration.ofMinutes(5)))
+                            ChildOptions.builder()
+                                .concurrencyKey("contract-key")
+                                .priority(1)
+                                .deadline(Duration.ofMinutes(5))
+                                .build())
                         .result());
-    client.setConcurrencyLimit("contract-flow", 2);
-    client.setKeyConcurrencyLimit("contract-flow", "contract-key", 3);
-    client.setRateLimit("contract-key", 100, Duration.ofSeconds(1));
+    client.workflows().setConcurrencyLimit("contract-flow", 2);
+    client.workflows().setKeyConcurrencyLimit("contract-flow", "contract-key", 3);
+    client.rateLimits().set("contract-key", 100, Duration.ofSeconds(1));
     Worker worker =
         wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(1)).taskStream(false));
     Worker parents =
@@ -275,23 +285,28 @@ class RequestsMatchTheSpecTest {
               .start(
                   wf,
                   "keyed",
-                  StartOptions.concurrencyKey("contract-key")
-                      .withPriority(3)
-                      .withDeadlineAt(Instant.now().plusSeconds(300)))
+                  StartOptions.builder()
+                      .concurrencyKey("contract-key")
+                      .priority(3)
+                      .deadlineAt(Instant.now().plusSeconds(300))
+                      .build())
               .runId();
-      assertThat(client.awaitResult("contract-flow", run, String.class, Duration.ofSeconds(30)))
+      assertThat(
+              client.runs().awaitResult("contract-flow", run, String.class, Duration.ofSeconds(30)))
           .isEqualTo("keyed");
       long viaChild = client.start(parent, "child").runId();
       assertThat(
-              client.awaitResult("contract-parent", viaChild, String.class, Duration.ofSeconds(30)))
+              client
+                  .runs()
+                  .awaitResult("contract-parent", viaChild, String.class, Duration.ofSeconds(30)))
           .isEqualTo("child");
     } finally {
       worker.close();
       parents.close();
     }
-    client.setKeyConcurrencyLimit("contract-flow", "contract-key", null);
-    client.setConcurrencyLimit("contract-flow", null);
-    client.setRateLimit("contract-key", null, null);
+    client.workflows().setKeyConcurrencyLimit("contract-flow", "contract-key", null);
+    client.workflows().setConcurrencyLimit("contract-flow", null);
+    client.rateLimits().set("contract-key", null, null);
   }
 
   /** Starts from many threads share requests; a saturated long-polling worker takes tasks back. */
@@ -325,7 +340,7 @@ class RequestsMatchTheSpecTest {
                 .taskStream(false));
     try {
       for (long run : runs) {
-        client.awaitResult("contract-many", run, Integer.class, Duration.ofSeconds(60));
+        client.runs().awaitResult("contract-many", run, Integer.class, Duration.ofSeconds(60));
       }
     } finally {
       worker.close();
@@ -345,7 +360,10 @@ class RequestsMatchTheSpecTest {
         wf.serve(WorkerOptions.url(proxy.url()).pollWait(Duration.ofSeconds(10)).taskStream(true));
     try {
       long run = client.start(wf, 21).runId();
-      assertThat(client.awaitResult("contract-stream", run, Integer.class, Duration.ofSeconds(30)))
+      assertThat(
+              client
+                  .runs()
+                  .awaitResult("contract-stream", run, Integer.class, Duration.ofSeconds(30)))
           .isEqualTo(42);
       Awaitility.await()
           .atMost(30, TimeUnit.SECONDS)
@@ -358,6 +376,6 @@ class RequestsMatchTheSpecTest {
   private static void awaitWaiting(WorkflowClient client, long run) {
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.get("contract", run).waitingFor() != null);
+        .until(() -> client.runs().get("contract", run).waitingFor() != null);
   }
 }

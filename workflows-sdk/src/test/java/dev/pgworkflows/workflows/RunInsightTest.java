@@ -35,8 +35,10 @@ class RunInsightTest {
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
         .until(
-            () -> server.client().blockers(run).stream().anyMatch(b -> b.kind().equals("waiting")));
-    Blocker waiting = server.client().blockers(run).get(0);
+            () ->
+                server.client().runs().blockers(run.workflow(), run.runId()).stream()
+                    .anyMatch(b -> b.kind().equals("waiting")));
+    Blocker waiting = server.client().runs().blockers(run.workflow(), run.runId()).get(0);
     assertThat(waiting.kind()).isEqualTo("waiting");
     assertThat(waiting.text()).contains("\"go\"");
     assertThat(waiting.data()).containsEntry("event", "go").containsKey("until");

@@ -63,21 +63,27 @@ class RunStateTest {
     Started run = client.start("st-progress", "go");
 
     Optional<String> status =
-        client.awaitState(run, "status", String.class, Duration.ofSeconds(30));
+        client
+            .runs()
+            .awaitState(
+                run.workflow(), run.runId(), "status", String.class, Duration.ofSeconds(30));
     assertThat(status).contains("awaiting approval");
-    Map<String, JsonNode> inFlight = client.state(run);
+    Map<String, JsonNode> inFlight = client.runs().state(run.workflow(), run.runId());
     assertThat(inFlight.get("progress").asInt()).isEqualTo(50);
     assertThat(inFlight.get("items").toString()).isEqualTo("[\"a\",\"b\"]");
     assertThat(seenInStep).containsExactly("before:0", "after:50");
 
     client.signal("st-progress", run.runId(), "approve", "ok");
-    assertThat(client.awaitResult("st-progress", run.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("st-progress", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("100 [a, b]");
-    Map<String, JsonNode> done = client.state(run);
+    Map<String, JsonNode> done = client.runs().state(run.workflow(), run.runId());
     assertThat(done).containsOnlyKeys("progress", "items");
     assertThat(done.get("progress").asInt()).isEqualTo(100);
     // The body's changes before the wait and before the end travelled in rows of their own.
-    assertThat(client.steps("st-progress", run.runId()))
+    assertThat(client.runs().steps("st-progress", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("work", "__state.1", "approve", "__state.2");
   }
@@ -124,11 +130,14 @@ class RunStateTest {
     Started run = client.start("st-retry", "go");
     // Between the attempts nothing of the first is visible.
     Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> !seen.isEmpty());
-    assertThat(client.state(run)).isEmpty();
-    assertThat(client.awaitResult("st-retry", run.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(client.runs().state(run.workflow(), run.runId())).isEmpty();
+    assertThat(
+            client
+                .runs()
+                .awaitResult("st-retry", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
     assertThat(seen).containsExactly("1:null", "2:null");
-    Map<String, JsonNode> state = client.state(run);
+    Map<String, JsonNode> state = client.runs().state(run.workflow(), run.runId());
     assertThat(state).containsOnlyKeys("fromAttempt");
     assertThat(state.get("fromAttempt").asInt()).isEqualTo(2);
   }
@@ -148,25 +157,26 @@ class RunStateTest {
           .until(() -> Files.exists(log) && !Files.readAllLines(log).isEmpty());
       // In flight, hanging in its second step: the first step's row and what the body set before
       // it are visible; what the hanging step set is not.
-      Map<String, JsonNode> inFlight = client.state(s);
+      Map<String, JsonNode> inFlight = client.runs().state(s.workflow(), s.runId());
       assertThat(inFlight).containsOnlyKeys("phase", "progress");
       assertThat(inFlight.get("progress").asInt()).isEqualTo(1);
 
       child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-step
       String before = Files.readAllLines(log).get(0);
-      assertThat(client.state(s)).containsOnlyKeys("phase", "progress");
+      assertThat(client.runs().state(s.workflow(), s.runId()))
+          .containsOnlyKeys("phase", "progress");
 
       server.serve(StateWorkflow.define(log, false));
       String result =
-          client.awaitResult("stateful", s.runId(), String.class, Duration.ofSeconds(60));
+          client.runs().awaitResult("stateful", s.runId(), String.class, Duration.ofSeconds(60));
 
       assertThat(before).isEqualTo("started:1:null");
       assertThat(Files.readAllLines(log)).containsExactly(before, before);
       assertThat(result).isEqualTo(before + "|2");
-      Map<String, JsonNode> done = client.state(s);
+      Map<String, JsonNode> done = client.runs().state(s.workflow(), s.runId());
       assertThat(done.get("ranBy").asText()).isEqualTo("survivor");
       assertThat(done.get("seen").asText()).isEqualTo(before);
-      assertThat(client.steps("stateful", s.runId()))
+      assertThat(client.runs().steps("stateful", s.runId()))
           .extracting(StepInfo::name)
           .containsExactly("first", "second");
     } finally {
@@ -201,18 +211,23 @@ class RunStateTest {
     Started run = client.start("st-restart", "go");
     assertThatThrownBy(
             () ->
-                client.awaitResult("st-restart", run.runId(), String.class, Duration.ofSeconds(30)))
+                client
+                    .runs()
+                    .awaitResult("st-restart", run.runId(), String.class, Duration.ofSeconds(30)))
         .isInstanceOf(WorkflowFailedException.class);
     // The failed step's own change is dropped; the body's change before it went with its row.
-    Map<String, JsonNode> failed = client.state(run);
+    Map<String, JsonNode> failed = client.runs().state(run.workflow(), run.runId());
     assertThat(failed).containsOnlyKeys("k", "before");
     assertThat(failed.get("k").asInt()).isEqualTo(1);
 
     fail.set(false);
-    client.restart("st-restart", run.runId(), "b");
-    assertThat(client.awaitResult("st-restart", run.runId(), String.class, Duration.ofSeconds(30)))
+    client.runs().restart("st-restart", run.runId(), "b");
+    assertThat(
+            client
+                .runs()
+                .awaitResult("st-restart", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("2b");
-    Map<String, JsonNode> after = client.state(run);
+    Map<String, JsonNode> after = client.runs().state(run.workflow(), run.runId());
     assertThat(after.get("k").asInt()).isEqualTo(2);
     assertThat(after.get("before").asText()).isEqualTo("b");
   }
@@ -264,6 +279,7 @@ class RunStateTest {
     List<String> errors =
         List.of(
             client
+                .runs()
                 .awaitResult("st-limits", run.runId(), String.class, Duration.ofSeconds(30))
                 .split("\n"));
     assertThat(errors.get(0)).contains("\"bad key\"").contains("1 to 128 characters");
@@ -272,8 +288,17 @@ class RunStateTest {
     assertThat(errors.get(3)).contains("\"k100\"").contains("at most 100");
     assertThat(errors.get(4)).contains("fromBranch").contains("parallel branch");
     // What the body set within the limits is there: the first 100 keys.
-    assertThat(client.state(run)).hasSize(100);
-    assertThatThrownBy(() -> client.awaitState(run, "no good", String.class, Duration.ofSeconds(1)))
+    assertThat(client.runs().state(run.workflow(), run.runId())).hasSize(100);
+    assertThatThrownBy(
+            () ->
+                client
+                    .runs()
+                    .awaitState(
+                        run.workflow(),
+                        run.runId(),
+                        "no good",
+                        String.class,
+                        Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("\"no good\"");
   }
@@ -301,9 +326,12 @@ class RunStateTest {
     WorkflowClient client = WorkflowClient.connect(server.url());
     Started run = client.start(report, 4);
     Optional<Integer> progress =
-        client.awaitState(run, "progress", Integer.class, Duration.ofSeconds(10));
-    client.awaitResult("build-report", run.runId(), String.class, Duration.ofSeconds(10));
-    Map<String, JsonNode> state = client.state(run);
+        client
+            .runs()
+            .awaitState(
+                run.workflow(), run.runId(), "progress", Integer.class, Duration.ofSeconds(10));
+    client.runs().awaitResult("build-report", run.runId(), String.class, Duration.ofSeconds(10));
+    Map<String, JsonNode> state = client.runs().state(run.workflow(), run.runId());
     worker.close();
 
     assertThat(progress).isPresent();
@@ -325,15 +353,29 @@ class RunStateTest {
     WorkflowClient client = server.client();
     Started run = client.start("st-never", "go");
     long t0 = System.nanoTime();
-    assertThat(client.awaitState(run, "never", String.class, Duration.ofMillis(1500))).isEmpty();
+    assertThat(
+            client
+                .runs()
+                .awaitState(
+                    run.workflow(), run.runId(), "never", String.class, Duration.ofMillis(1500)))
+        .isEmpty();
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertThat(ms).isBetween(900L, 10_000L);
-    assertThat(client.awaitState(run, "never", String.class, Duration.ZERO)).isEmpty();
+    assertThat(
+            client
+                .runs()
+                .awaitState(run.workflow(), run.runId(), "never", String.class, Duration.ZERO))
+        .isEmpty();
     client.signal("st-never", run.runId(), "go", "now");
-    client.awaitResult("st-never", run.runId(), String.class, Duration.ofSeconds(30));
+    client.runs().awaitResult("st-never", run.runId(), String.class, Duration.ofSeconds(30));
     // A run that ended answers at once.
     long t1 = System.nanoTime();
-    assertThat(client.awaitState(run, "never", String.class, Duration.ofSeconds(20))).isEmpty();
+    assertThat(
+            client
+                .runs()
+                .awaitState(
+                    run.workflow(), run.runId(), "never", String.class, Duration.ofSeconds(20)))
+        .isEmpty();
     assertThat(System.nanoTime() - t1).isLessThan(TimeUnit.SECONDS.toNanos(5));
   }
 
@@ -381,12 +423,14 @@ class RunStateTest {
     WorkflowClient client = server.client();
     Started run = client.start("st-abandoned", "go");
     assertThat(
-            client.awaitResult("st-abandoned", run.runId(), String.class, Duration.ofSeconds(30)))
+            client
+                .runs()
+                .awaitResult("st-abandoned", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
     assertThat(late.get())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("step slow changed state key \"late\" after its attempt was over");
-    Map<String, JsonNode> state = client.state(run);
+    Map<String, JsonNode> state = client.runs().state(run.workflow(), run.runId());
     assertThat(state).containsOnlyKeys("next");
   }
 
@@ -419,13 +463,14 @@ class RunStateTest {
     WorkflowClient client = server.client();
     Started run = client.start("st-other-thread", "go");
     assertThat(
-            client.awaitResult(
-                "st-other-thread", run.runId(), String.class, Duration.ofSeconds(30)))
+            client
+                .runs()
+                .awaitResult("st-other-thread", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
     assertThat(refused.get())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("neither the workflow body's nor a step's");
-    assertThat(client.state(run)).isEmpty();
+    assertThat(client.runs().state(run.workflow(), run.runId())).isEmpty();
   }
 
   @Test
@@ -455,13 +500,17 @@ class RunStateTest {
     server.serve(wf);
     WorkflowClient client = server.client();
     Started run = client.start("st-limited", "go");
-    assertThat(client.awaitResult("st-limited", run.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult("st-limited", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("b1");
     assertThat(calls.get()).isEqualTo(4);
     // The body's change went in one row, however often the group was tried.
-    assertThat(client.steps("st-limited", run.runId()))
+    assertThat(client.runs().steps("st-limited", run.runId()))
         .extracting(StepInfo::name)
         .containsExactly("__state.1", "b1");
-    assertThat(client.state(run).get("phase").asText()).isEqualTo("fanning out");
+    assertThat(client.runs().state(run.workflow(), run.runId()).get("phase").asText())
+        .isEqualTo("fanning out");
   }
 }

@@ -71,7 +71,8 @@ class RunStreamsTest {
 
     List<String> got = new ArrayList<>();
     List<Long> offsets = new ArrayList<>();
-    try (StreamReader<String> reader = client.stream(run, "progress", String.class)) {
+    try (StreamReader<String> reader =
+        client.runs().stream(run.workflow(), run.runId(), "progress", String.class)) {
       for (StreamReader.Entry<String> e : reader) {
         got.add(e.value());
         offsets.add(e.offset());
@@ -83,9 +84,14 @@ class RunStreamsTest {
     assertThat(got).containsExactly("start", "one", "two", "three", "done");
     assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L);
     assertThat(
-            client.awaitResult("stream-order", run.runId(), String.class, Duration.ofSeconds(30)))
+            client
+                .runs()
+                .awaitResult("stream-order", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
-    assertThat(all(client.stream(run, "progress", String.class).from(3)))
+    assertThat(
+            all(
+                client.runs().stream(run.workflow(), run.runId(), "progress", String.class)
+                    .from(3)))
         .containsExactly("three", "done");
   }
 
@@ -102,8 +108,10 @@ class RunStreamsTest {
                 });
     server.serve(wf);
     Started run = server.client().start("stream-run-end", "in");
-    assertThat(all(server.client().stream(run, "ticks", Integer.class))).containsExactly(1, 2);
-    assertThat(server.client().get("stream-run-end", run.runId()).status())
+    assertThat(
+            all(server.client().runs().stream(run.workflow(), run.runId(), "ticks", Integer.class)))
+        .containsExactly(1, 2);
+    assertThat(server.client().runs().get("stream-run-end", run.runId()).status())
         .isEqualTo(RunStatus.COMPLETED);
   }
 
@@ -135,7 +143,7 @@ class RunStreamsTest {
     server.serve(wf);
     Started run = server.client().start("stream-retry", "in");
     // The failed attempt's entries stay; the retry adds only what lies past them.
-    assertThat(all(server.client().stream(run, "out", String.class)))
+    assertThat(all(server.client().runs().stream(run.workflow(), run.runId(), "out", String.class)))
         .containsExactly("a1-0", "a1-1", "a1-2", "a2-3");
     assertThat(attempts.get()).isEqualTo(2);
   }
@@ -154,7 +162,7 @@ class RunStreamsTest {
       child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-step
 
       Iterator<StreamReader.Entry<String>> live =
-          client.stream(run, "out", String.class).iterator();
+          client.runs().stream(run.workflow(), run.runId(), "out", String.class).iterator();
       List<String> before = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         before.add(live.next().value());
@@ -163,13 +171,14 @@ class RunStreamsTest {
 
       server.serve(StreamsWorkflow.define(marker, false));
       assertThat(
-              client.awaitResult(
-                  "streams-replay", run.runId(), String.class, Duration.ofSeconds(60)))
+              client
+                  .runs()
+                  .awaitResult("streams-replay", run.runId(), String.class, Duration.ofSeconds(60)))
           .isEqualTo("done");
       List<String> rest = new ArrayList<>();
       live.forEachRemaining(e -> rest.add(e.value()));
       assertThat(rest).containsExactly("h1", "b2");
-      assertThat(all(client.stream(run, "out", String.class)))
+      assertThat(all(client.runs().stream(run.workflow(), run.runId(), "out", String.class)))
           .containsExactly("b0", "s1-0", "b1", "h0", "h1", "b2");
     } finally {
       child.destroyForcibly();
@@ -178,7 +187,7 @@ class RunStreamsTest {
 
   @Test
   void badNamesOversizeValuesAndWritesAfterCloseFailClearly() {
-    assertThatThrownBy(() -> server.client().stream("wf", 1, "bad name", String.class))
+    assertThatThrownBy(() -> server.client().runs().stream("wf", 1, "bad name", String.class))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("stream name");
     List<String> errors = new ArrayList<>();
@@ -211,13 +220,15 @@ class RunStreamsTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("stream-refusals", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
     assertThat(errors).hasSize(3);
     assertThat(errors.get(0)).contains("stream name \"bad name\"");
     assertThat(errors.get(1)).contains("at most 65536 bytes");
     assertThat(errors.get(2)).startsWith("409").contains("is closed");
-    assertThat(all(server.client().stream(run, "out", String.class))).containsExactly("kept");
+    assertThat(all(server.client().runs().stream(run.workflow(), run.runId(), "out", String.class)))
+        .containsExactly("kept");
   }
 
   /**
@@ -250,7 +261,8 @@ class RunStreamsTest {
     WorkflowClient client = WorkflowClient.connect(url);
     Started run = client.start(resize, new String[] {"a.png", "b.png"});
     List<String> printed = new ArrayList<>();
-    for (StreamReader.Entry<Map> e : client.stream(run, "progress", Map.class)) {
+    for (StreamReader.Entry<Map> e :
+        client.runs().stream(run.workflow(), run.runId(), "progress", Map.class)) {
       printed.add(e.offset() + " " + e.value());
     }
     worker.close();
@@ -288,7 +300,8 @@ class RunStreamsTest {
     Started run = server.client().start("stream-resume", "in");
     try (CuttingProxy proxy = new CuttingProxy(server.url());
         StreamReader<Integer> reader =
-            WorkflowClient.connect(proxy.url()).stream(run, "out", Integer.class)) {
+            WorkflowClient.connect(proxy.url()).runs().stream(
+                run.workflow(), run.runId(), "out", Integer.class)) {
       Iterator<StreamReader.Entry<Integer>> it = reader.iterator();
       List<Integer> got = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -342,11 +355,12 @@ class RunStreamsTest {
     String refused =
         server
             .client()
+            .runs()
             .awaitResult("stream-child-thread", run.runId(), String.class, Duration.ofSeconds(30));
     assertThat(refused)
         .startsWith("IllegalStateException")
         .contains("neither the workflow body's nor a step's");
-    assertThat(all(server.client().stream(run, "out", String.class)))
+    assertThat(all(server.client().runs().stream(run.workflow(), run.runId(), "out", String.class)))
         .containsExactly("body-0", "step", "body-1");
   }
 
@@ -403,6 +417,7 @@ class RunStreamsTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("stream-timed-out", run.runId(), String.class, Duration.ofSeconds(60)))
         .isEqualTo("ok");
     assertThat(late.get())
@@ -410,7 +425,7 @@ class RunStreamsTest {
         .hasMessageContaining("after its attempt was over");
     // The retry's first write repeats the first attempt's identity (documented); the abandoned
     // thread took none of the retry's.
-    assertThat(all(server.client().stream(run, "out", String.class)))
+    assertThat(all(server.client().runs().stream(run.workflow(), run.runId(), "out", String.class)))
         .containsExactly("first-0", "second-1", "second-2");
   }
 
@@ -450,20 +465,22 @@ class RunStreamsTest {
     Started run = client.start("stream-restarted", "in");
     Awaitility.await()
         .atMost(30, TimeUnit.SECONDS)
-        .until(() -> client.get("stream-restarted", run.runId()).status() == RunStatus.FAILED);
-    assertThat(all(client.stream(run, "out", String.class)))
+        .until(
+            () -> client.runs().get("stream-restarted", run.runId()).status() == RunStatus.FAILED);
+    assertThat(all(client.runs().stream(run.workflow(), run.runId(), "out", String.class)))
         .containsExactly("body0@1", "a@1", "body1@1", "b@1", "body2@1");
 
     round.set(2);
-    client.restart("stream-restarted", run.runId(), "b");
+    client.runs().restart("stream-restarted", run.runId(), "b");
     assertThat(
-            client.awaitResult(
-                "stream-restarted", run.runId(), String.class, Duration.ofSeconds(30)))
+            client
+                .runs()
+                .awaitResult("stream-restarted", run.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("ok");
     assertThat(errors).isEmpty();
     // Before the restart point the entries stay (their repeats are skipped); from it on, the
     // restarted step and the body after it wrote anew.
-    assertThat(all(client.stream(run, "out", String.class)))
+    assertThat(all(client.runs().stream(run.workflow(), run.runId(), "out", String.class)))
         .containsExactly("body0@1", "a@1", "body1@1", "b@2", "body2@2");
   }
 
@@ -480,7 +497,8 @@ class RunStreamsTest {
                 });
     server.serve(wf);
     Started run = server.client().start("stream-close-reader", "in");
-    StreamReader<String> reader = server.client().stream(run, "out", String.class);
+    StreamReader<String> reader =
+        server.client().runs().stream(run.workflow(), run.runId(), "out", String.class);
     Iterator<StreamReader.Entry<String>> it = reader.iterator();
     assertThat(it.next().value()).isEqualTo("only");
     CountDownLatch ended = new CountDownLatch(1);
@@ -499,6 +517,6 @@ class RunStreamsTest {
     // At the next line the server sends: a keep-alive comment comes every 15 s.
     assertThat(ended.await(20, TimeUnit.SECONDS)).isTrue();
     assertThat(more.get()).isFalse();
-    server.client().cancel("stream-close-reader", run.runId());
+    server.client().runs().cancel("stream-close-reader", run.runId());
   }
 }

@@ -196,15 +196,17 @@ class SchedulesTest {
         WorkflowClient client = WorkflowClient.connect(ticking.url());
         clock.set(Instant.parse("2026-03-02T11:00:05Z"));
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<RunInfo> runs = client.list("report", null, null, 10).runs();
+        List<RunInfo> runs = client.runs().list("report", null, null, 10).runs();
         while (runs.isEmpty() && System.nanoTime() < deadline) {
           Thread.sleep(20);
-          runs = client.list("report", null, null, 10).runs();
+          runs = client.runs().list("report", null, null, 10).runs();
         }
         assertThat(runs).hasSize(1);
         assertThat(
-                client.awaitResult(
-                    "report", runs.get(0).runId(), String.class, Duration.ofSeconds(30)))
+                client
+                    .runs()
+                    .awaitResult(
+                        "report", runs.get(0).runId(), String.class, Duration.ofSeconds(30)))
             .isEqualTo("csv@2026-03-02T11:00:00Z");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

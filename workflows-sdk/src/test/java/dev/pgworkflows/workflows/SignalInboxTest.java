@@ -50,9 +50,10 @@ class SignalInboxTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("inbox-early", s.runId(), Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(7);
-    List<SignalInfo> signals = server.client().signals("inbox-early", s.runId());
+    List<SignalInfo> signals = server.client().runs().signals("inbox-early", s.runId());
     assertThat(signals).hasSize(2);
     assertThat(signals.get(0).buffered()).isTrue();
     assertThat(signals.get(1).deliveredTo()).isEqualTo("paid");
@@ -81,7 +82,7 @@ class SignalInboxTest {
     Started s = server.client().start(wf, "x");
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> server.client().get("inbox-race", s.runId()).waitingFor() != null);
+        .until(() -> server.client().runs().get("inbox-race", s.runId()).waitingFor() != null);
     ExecutorService pool = Executors.newFixedThreadPool(16);
     List<Future<WorkflowClient.SignalResult>> sent = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
@@ -100,8 +101,11 @@ class SignalInboxTest {
     assertThat(delivered).isEqualTo(1);
     assertThat(buffered).isEqualTo(99);
     Integer winner =
-        server.client().awaitResult("inbox-race", s.runId(), Integer.class, Duration.ofSeconds(30));
-    List<SignalInfo> signals = server.client().signals("inbox-race", s.runId());
+        server
+            .client()
+            .runs()
+            .awaitResult("inbox-race", s.runId(), Integer.class, Duration.ofSeconds(30));
+    List<SignalInfo> signals = server.client().runs().signals("inbox-race", s.runId());
     assertThat(signals).hasSize(100);
     assertThat(signals.stream().filter(x -> !x.buffered()).map(x -> x.payload().asInt()))
         .containsExactly(winner);
@@ -138,10 +142,15 @@ class SignalInboxTest {
     server.client().signal("arms", s.runId(), "y", 2);
     server.client().signal("arms", s.runId(), "paid", new Paid("o-9", 5));
     server.client().signal("arms", s.runId(), "x", 1);
-    assertThat(server.client().awaitResult("arms", s.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            server
+                .client()
+                .runs()
+                .awaitResult("arms", s.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("paid:5|12|true");
-    assertThat(server.client().get("arms", s.runId()).status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(server.client().steps("arms", s.runId()))
+    assertThat(server.client().runs().get("arms", s.runId()).status())
+        .isEqualTo(RunStatus.COMPLETED);
+    assertThat(server.client().runs().steps("arms", s.runId()))
         .extracting(StepInfo::name)
         .containsExactly("pay-or-cancel", "x-and-y", "nothing");
   }
@@ -174,14 +183,16 @@ class SignalInboxTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("race-child", fast.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("child:100");
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("race-child", slow.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("timeout");
-    assertThat(server.client().signals("race-child", fast.runId()))
+    assertThat(server.client().runs().signals("race-child", fast.runId()))
         .extracting(SignalInfo::event)
         .allMatch(e -> e.startsWith("__child."));
   }

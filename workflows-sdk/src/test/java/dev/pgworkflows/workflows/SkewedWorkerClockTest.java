@@ -108,9 +108,10 @@ class SkewedWorkerClockTest {
     runs.forEach(
         (who, run) -> {
           String name = "sk-sleep-" + who;
-          Gap gap = server.client().awaitResult(name, run, Gap.class, Duration.ofSeconds(30));
+          Gap gap =
+              server.client().runs().awaitResult(name, run, Gap.class, Duration.ofSeconds(30));
           assertThat(gap.ms()).as(who).isBetween(2_000L, 2_000 + SLACK_MS);
-          List<StepInfo> steps = server.client().steps(name, run);
+          List<StepInfo> steps = server.client().runs().steps(name, run);
           assertThat(steps).extracting(StepInfo::name).containsExactly("before", "nap", "after");
           Duration skew = SKEWS.get(who);
           // A step's start is the worker's reading; its completion the server's.
@@ -161,8 +162,8 @@ class SkewedWorkerClockTest {
           (who, run) -> {
             String name = "sk-late-" + who;
             long called =
-                server.client().awaitResult(name, run, Long.class, Duration.ofSeconds(30));
-            List<StepInfo> steps = server.client().steps(name, run);
+                server.client().runs().awaitResult(name, run, Long.class, Duration.ofSeconds(30));
+            List<StepInfo> steps = server.client().runs().steps(name, run);
             assertThat(steps).extracting(StepInfo::name).containsExactly("before", "nap");
             long beforeApplied = steps.get(0).completedAt().toEpochMilli();
             long napEnded = steps.get(1).completedAt().toEpochMilli();
@@ -217,6 +218,7 @@ class SkewedWorkerClockTest {
           Waited w =
               server
                   .client()
+                  .runs()
                   .awaitResult("sk-wait-" + who, run, Waited.class, Duration.ofSeconds(30));
           assertThat(w.eventCame()).isFalse();
           assertThat(w.anyFired()).isFalse();
@@ -271,10 +273,14 @@ class SkewedWorkerClockTest {
     runs.forEach(
         (who, run) -> {
           String name = "sk-lease-" + who;
-          assertThat(server.client().awaitResult(name, run, String.class, Duration.ofSeconds(30)))
+          assertThat(
+                  server
+                      .client()
+                      .runs()
+                      .awaitResult(name, run, String.class, Duration.ofSeconds(30)))
               .isEqualTo("done");
           assertThat(ran.get(name).get()).as(who).isEqualTo(1);
-          assertThat(server.client().steps(name, run).get(0).attempts()).isEqualTo(1);
+          assertThat(server.client().runs().steps(name, run).get(0).attempts()).isEqualTo(1);
         });
   }
 
@@ -322,9 +328,10 @@ class SkewedWorkerClockTest {
     runs.forEach(
         (who, run) -> {
           String name = "sk-reclaim-" + who;
-          long ranAt = server.client().awaitResult(name, run, Long.class, Duration.ofSeconds(30));
+          long ranAt =
+              server.client().runs().awaitResult(name, run, Long.class, Duration.ofSeconds(30));
           assertThat(ranAt - taken.get(who)).as(who).isBetween(2_000L, 2_000 + SLACK_MS);
-          assertThat(server.client().steps(name, run).get(0).attempts()).isEqualTo(2);
+          assertThat(server.client().runs().steps(name, run).get(0).attempts()).isEqualTo(2);
         });
   }
 
@@ -358,7 +365,11 @@ class SkewedWorkerClockTest {
     runs.forEach(
         (who, run) -> {
           String name = "sk-retry-" + who;
-          assertThat(server.client().awaitResult(name, run, String.class, Duration.ofSeconds(30)))
+          assertThat(
+                  server
+                      .client()
+                      .runs()
+                      .awaitResult(name, run, String.class, Duration.ofSeconds(30)))
               .isEqualTo("ok");
           List<Long> seen = attempts.get(name);
           assertThat(seen).hasSize(2);
@@ -391,7 +402,8 @@ class SkewedWorkerClockTest {
     runs.forEach(
         (who, run) -> {
           String name = "sk-now-" + who;
-          Nows nows = server.client().awaitResult(name, run, Nows.class, Duration.ofSeconds(30));
+          Nows nows =
+              server.client().runs().awaitResult(name, run, Nows.class, Duration.ofSeconds(30));
           Instant t1 = Instant.now();
           Duration skew = SKEWS.get(who);
           Instant first = Instant.parse(nows.first());
@@ -401,7 +413,7 @@ class SkewedWorkerClockTest {
               .isGreaterThanOrEqualTo(Duration.ofMillis(300));
           // The body ran twice (before the sleep and after it): the replay read the journal.
           assertThat(firstSeen.get(name)).hasSize(2).containsOnly(first);
-          List<StepInfo> steps = server.client().steps(name, run);
+          List<StepInfo> steps = server.client().runs().steps(name, run);
           assertThat(steps)
               .extracting(StepInfo::name)
               .containsExactly("__now.1", "tick", "__now.2");
@@ -441,7 +453,7 @@ class SkewedWorkerClockTest {
                 who,
                 server
                     .client()
-                    .start(wf, "x", StartOptions.deadline(Duration.ofSeconds(2)))
+                    .start(wf, "x", StartOptions.builder().deadline(Duration.ofSeconds(2)).build())
                     .runId()));
     for (Map.Entry<String, Long> e : runs.entrySet()) {
       String name = "sk-deadline-" + e.getKey();
@@ -449,9 +461,10 @@ class SkewedWorkerClockTest {
               () ->
                   server
                       .client()
+                      .runs()
                       .awaitResult(name, e.getValue(), String.class, Duration.ofSeconds(30)))
           .isInstanceOf(WorkflowFailedException.class);
-      RunInfo run = server.client().get(name, e.getValue());
+      RunInfo run = server.client().runs().get(name, e.getValue());
       assertThat(run.status()).isEqualTo(RunStatus.TIMED_OUT);
       assertThat(Duration.between(run.startedAt(), run.deadlineAt()).toMillis())
           .isCloseTo(2_000L, within(5L));
@@ -487,9 +500,12 @@ class SkewedWorkerClockTest {
           String name = "sk-timeout-" + who;
           assertThatThrownBy(
                   () ->
-                      server.client().awaitResult(name, run, String.class, Duration.ofSeconds(30)))
+                      server
+                          .client()
+                          .runs()
+                          .awaitResult(name, run, String.class, Duration.ofSeconds(30)))
               .isInstanceOf(WorkflowFailedException.class);
-          RunInfo info = server.client().get(name, run);
+          RunInfo info = server.client().runs().get(name, run);
           assertThat(info.error().get("type").asText())
               .isEqualTo(StepTimeoutException.class.getName());
           assertThat(Duration.between(info.startedAt(), info.completedAt()).toMillis())

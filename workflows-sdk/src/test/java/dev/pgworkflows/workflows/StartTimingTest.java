@@ -35,12 +35,18 @@ class StartTimingTest {
             .run((ctx, in) -> System.currentTimeMillis());
     server.serve(wf);
     Instant before = Instant.now();
-    Started s = server.client().start(wf, "x", StartOptions.delay(Duration.ofMillis(800)));
-    RunInfo run = server.client().get("delayed", s.runId());
+    Started s =
+        server
+            .client()
+            .start(wf, "x", StartOptions.builder().delay(Duration.ofMillis(800)).build());
+    RunInfo run = server.client().runs().get("delayed", s.runId());
     assertThat(run.status()).isEqualTo(RunStatus.RUNNING);
     assertThat(run.dueAt()).isAfter(before.plusMillis(700));
     long ranAt =
-        server.client().awaitResult("delayed", s.runId(), Long.class, Duration.ofSeconds(20));
+        server
+            .client()
+            .runs()
+            .awaitResult("delayed", s.runId(), Long.class, Duration.ofSeconds(20));
     assertThat(ranAt).isGreaterThanOrEqualTo(before.plusMillis(780).toEpochMilli());
   }
 
@@ -65,20 +71,21 @@ class StartTimingTest {
                             }));
     server.serve(wf, WorkerOptions.url(server.url()).lease(Duration.ofSeconds(1)));
     Started s = server.client().start(wf, "x");
-    assertThat(server.client().get("deadlined", s.runId()).deadlineAt()).isNotNull();
+    assertThat(server.client().runs().get("deadlined", s.runId()).deadlineAt()).isNotNull();
     assertThatThrownBy(
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("deadlined", s.runId(), String.class, Duration.ofSeconds(30)))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo run = server.client().get("deadlined", s.runId());
+    RunInfo run = server.client().runs().get("deadlined", s.runId());
     assertThat(run.status()).isEqualTo(RunStatus.TIMED_OUT);
     assertThat(run.error().get("type").asText()).isEqualTo("DeadlineExceeded");
     assertThat(stepStopped.await(10, TimeUnit.SECONDS))
         .as("the step saw the cancellation")
         .isTrue();
-    assertThat(server.client().list("deadlined", RunStatus.TIMED_OUT, null, 10).runs())
+    assertThat(server.client().runs().list("deadlined", RunStatus.TIMED_OUT, null, 10).runs())
         .extracting(RunInfo::runId)
         .containsExactly(s.runId());
   }
@@ -90,11 +97,18 @@ class StartTimingTest {
             .deadline(Duration.ofMillis(1))
             .run((ctx, in) -> in + "!");
     server.serve(wf);
-    Started s = server.client().start(wf, "ok", StartOptions.deadline(Duration.ofMinutes(5)));
+    Started s =
+        server
+            .client()
+            .start(wf, "ok", StartOptions.builder().deadline(Duration.ofMinutes(5)).build());
     assertThat(
-            server.client().awaitResult("in-time", s.runId(), String.class, Duration.ofSeconds(20)))
+            server
+                .client()
+                .runs()
+                .awaitResult("in-time", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("ok!");
-    assertThat(server.client().get("in-time", s.runId()).status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(server.client().runs().get("in-time", s.runId()).status())
+        .isEqualTo(RunStatus.COMPLETED);
   }
 
   @Test
@@ -121,7 +135,10 @@ class StartTimingTest {
                   go.await();
                   return server
                       .client()
-                      .start(wf, input, StartOptions.debounce("k", Duration.ofMillis(1500)));
+                      .start(
+                          wf,
+                          input,
+                          StartOptions.builder().debounce("k", Duration.ofMillis(1500)).build());
                 }));
       }
       for (Future<Started> f : starts) {
@@ -138,11 +155,14 @@ class StartTimingTest {
     long run = runs.iterator().next();
     server.serve(wf);
     int output =
-        server.client().awaitResult("debounced", run, Integer.class, Duration.ofSeconds(20));
+        server.client().runs().awaitResult("debounced", run, Integer.class, Duration.ofSeconds(20));
     assertThat(output).isBetween(0, n - 1);
     assertThat(bodies.get()).isEqualTo(1);
     // Once the run has begun, the key starts a new run.
-    Started next = server.client().start(wf, 99, StartOptions.debounce("k", Duration.ofMillis(10)));
+    Started next =
+        server
+            .client()
+            .start(wf, 99, StartOptions.builder().debounce("k", Duration.ofMillis(10)).build());
     assertThat(next.created()).isTrue();
     assertThat(next.runId()).isNotEqualTo(run);
   }
@@ -151,24 +171,18 @@ class StartTimingTest {
   void badTimingIsRefusedBeforeAnyRequest() {
     assertThatThrownBy(
             () ->
-                new StartOptions(
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    Instant.now(),
-                    Duration.ofSeconds(1),
-                    null,
-                    null,
-                    null))
+                StartOptions.builder().startAt(Instant.now()).delay(Duration.ofSeconds(1)).build())
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> StartOptions.delay(Duration.ofDays(400)))
+    assertThatThrownBy(() -> StartOptions.builder().delay(Duration.ofDays(400)).build())
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> StartOptions.debounce("k", Duration.ZERO))
+    assertThatThrownBy(() -> StartOptions.builder().debounce("k", Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () -> StartOptions.debounce("k", Duration.ofSeconds(1)).withIdempotencyKey("i"))
+            () ->
+                StartOptions.builder()
+                    .debounce("k", Duration.ofSeconds(1))
+                    .idempotencyKey("i")
+                    .build())
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -53,15 +53,16 @@ class StepFailuresTest {
               () ->
                   server
                       .client()
+                      .runs()
                       .awaitResult(name, s.runId(), String.class, Duration.ofSeconds(30)))
           .isInstanceOf(WorkflowFailedException.class);
-      RunInfo run = server.client().get(name, s.runId());
+      RunInfo run = server.client().runs().get(name, s.runId());
       assertThat(run.status()).isEqualTo(RunStatus.FAILED);
       assertThat(run.error().get("type").asText()).isEqualTo("java.lang.IllegalStateException");
       assertThat(run.error().get("message").asText()).isEqualTo("boom " + p.getValue().attempts());
       assertThat(run.error().get("stack").asText()).contains("IllegalStateException");
       assertThat(n.get()).as(name).isEqualTo(p.getValue().attempts());
-      StepInfo step = server.client().steps(name, s.runId()).get(0);
+      StepInfo step = server.client().runs().steps(name, s.runId()).get(0);
       assertThat(step.attempts()).isEqualTo(p.getValue().attempts());
     }
   }
@@ -95,6 +96,7 @@ class StepFailuresTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("compensate", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("compensated after charge");
     assertThat(tries.get()).isEqualTo(1);
@@ -115,6 +117,7 @@ class StepFailuresTest {
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("body-throws", s.runId(), String.class, Duration.ofSeconds(20)))
         .isInstanceOf(WorkflowFailedException.class)
         .hasMessageContaining("not today");
@@ -136,9 +139,10 @@ class StepFailuresTest {
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("twice", s.runId(), String.class, Duration.ofSeconds(20)))
         .isInstanceOf(WorkflowFailedException.class);
-    RunInfo run = server.client().get("twice", s.runId());
+    RunInfo run = server.client().runs().get("twice", s.runId());
     assertThat(run.error().get("type").asText()).endsWith("NonDeterministicWorkflowException");
     assertThat(run.error().get("message").asText()).contains("\"same\" is used twice");
   }

@@ -48,13 +48,14 @@ class StepTimeoutTest {
             () ->
                 server
                     .client()
+                    .runs()
                     .awaitResult("sleepy", s.runId(), String.class, Duration.ofSeconds(30)))
         .isInstanceOf(WorkflowFailedException.class);
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
-    RunInfo run = server.client().get("sleepy", s.runId());
+    RunInfo run = server.client().runs().get("sleepy", s.runId());
     assertThat(run.error().get("type").asText()).isEqualTo(StepTimeoutException.class.getName());
     assertThat(interrupted.get()).isEqualTo(2);
-    StepInfo step = server.client().steps("sleepy", s.runId()).get(0);
+    StepInfo step = server.client().runs().steps("sleepy", s.runId()).get(0);
     assertThat(step.attempts()).isEqualTo(2);
   }
 
@@ -87,7 +88,10 @@ class StepTimeoutTest {
     long t0 = System.nanoTime();
     Started s = server.client().start(wf, "x");
     String out =
-        server.client().awaitResult("stubborn", s.runId(), String.class, Duration.ofSeconds(30));
+        server
+            .client()
+            .runs()
+            .awaitResult("stubborn", s.runId(), String.class, Duration.ofSeconds(30));
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(900));
     assertThat(out).isEqualTo("caught " + StepTimeoutException.class.getName());
     // The abandoned attempt finishes later; nothing it returned reaches the journal.
@@ -97,7 +101,7 @@ class StepTimeoutTest {
     }
     assertThat(finished.get()).isEqualTo(1);
     Thread.sleep(200);
-    List<StepInfo> steps = server.client().steps("stubborn", s.runId());
+    List<StepInfo> steps = server.client().runs().steps("stubborn", s.runId());
     assertThat(steps).hasSize(1);
     assertThat(steps.get(0).error().get("type").asText())
         .isEqualTo(StepTimeoutException.class.getName());
@@ -133,7 +137,10 @@ class StepTimeoutTest {
     server.serve(wf);
     Started s = server.client().start(wf, "x");
     String out =
-        server.client().awaitResult("branchy", s.runId(), String.class, Duration.ofSeconds(30));
+        server
+            .client()
+            .runs()
+            .awaitResult("branchy", s.runId(), String.class, Duration.ofSeconds(30));
     assertThat(out).isEqualTo("slow " + StepTimeoutException.class.getName());
   }
 }

@@ -71,6 +71,7 @@ class TaskStreamWorkerTest {
         assertThat(
                 server
                     .client()
+                    .runs()
                     .awaitResult("streamed", ids.get(i), Integer.class, Duration.ofSeconds(30)))
             .isEqualTo((i + 1) * 2);
       }
@@ -79,7 +80,7 @@ class TaskStreamWorkerTest {
     }
     assertThat(requests("/v1/workflows/{name}/tasks/poll") - polls).as("polls").isZero();
     for (long id : ids) {
-      assertThat(server.client().steps("streamed", id))
+      assertThat(server.client().runs().steps("streamed", id))
           .extracting(StepInfo::name)
           .containsExactly("one", "two");
     }
@@ -110,6 +111,7 @@ class TaskStreamWorkerTest {
           assertThat(
                   server
                       .client()
+                      .runs()
                       .awaitResult(
                           "streamed-held", ids.get(i), Integer.class, Duration.ofSeconds(30)))
               .isEqualTo(i + 1);
@@ -121,7 +123,7 @@ class TaskStreamWorkerTest {
       }
     }
     for (long id : ids) {
-      assertThat(server.client().steps("streamed-held", id))
+      assertThat(server.client().runs().steps("streamed-held", id))
           .extracting(StepInfo::name)
           .containsExactly("one");
     }
@@ -165,6 +167,7 @@ class TaskStreamWorkerTest {
         assertThat(
                 server
                     .client()
+                    .runs()
                     .awaitResult(
                         "streamed-close", ids.get(i), Integer.class, Duration.ofSeconds(20)))
             .isEqualTo(i);

@@ -84,9 +84,9 @@ class TracingTest {
         long run = client.start("traced", "x").runId();
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get("traced", run).waitingFor() != null);
+            .until(() -> client.runs().get("traced", run).waitingFor() != null);
         assertThat(client.signal("traced", run, "approve", "yes").delivered()).isTrue();
-        assertThat(client.awaitResult("traced", run, String.class, Duration.ofSeconds(20)))
+        assertThat(client.runs().awaitResult("traced", run, String.class, Duration.ofSeconds(20)))
             .isEqualTo("ayes");
       } finally {
         worker.close();
@@ -148,7 +148,10 @@ class TracingTest {
         scope.close();
         request.end();
       }
-      assertThat(pgw.client().awaitResult("traced-jdbc", run, String.class, Duration.ofSeconds(20)))
+      assertThat(
+              pgw.client()
+                  .runs()
+                  .awaitResult("traced-jdbc", run, String.class, Duration.ofSeconds(20)))
           .isEqualTo("ab");
     }
     SpanData runSpan = completedRunSpan(exporter, "traced-jdbc");

@@ -68,9 +68,10 @@ class WithoutAServerTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("rest-to-jdbc", runId, String.class, Duration.ofSeconds(30)))
         .isEqualTo("HELLO ADA");
-    assertThat(server.client().steps("rest-to-jdbc", runId))
+    assertThat(server.client().runs().steps("rest-to-jdbc", runId))
         .extracting(StepInfo::name)
         .containsExactly("hello", "pause", "shout");
   }
@@ -80,9 +81,11 @@ class WithoutAServerTest {
     server.serve(greeter("jdbc-to-rest"));
     Started s = jdbc.start("jdbc-to-rest", "bob");
     assertThat(s.created()).isTrue();
-    assertThat(jdbc.awaitResult("jdbc-to-rest", s.runId(), String.class, Duration.ofSeconds(30)))
+    assertThat(
+            jdbc.runs()
+                .awaitResult("jdbc-to-rest", s.runId(), String.class, Duration.ofSeconds(30)))
         .isEqualTo("HELLO BOB");
-    assertThat(server.client().get("jdbc-to-rest", s.runId()).status())
+    assertThat(server.client().runs().get("jdbc-to-rest", s.runId()).status())
         .isEqualTo(RunStatus.COMPLETED);
   }
 
@@ -109,7 +112,8 @@ class WithoutAServerTest {
       runs.add(jdbc.start("shared", i).runId());
     }
     for (int i = 0; i < runs.size(); i++) {
-      assertThat(jdbc.awaitResult("shared", runs.get(i), Integer.class, Duration.ofSeconds(60)))
+      assertThat(
+              jdbc.runs().awaitResult("shared", runs.get(i), Integer.class, Duration.ofSeconds(60)))
           .isEqualTo(i * 2);
     }
     assertThat(overHttp.metrics().tasks()).isPositive();
@@ -128,7 +132,7 @@ class WithoutAServerTest {
   @Test
   void aBadStartOverJdbcIsRefusedNamingTheFieldAndChangesNothing() throws Exception {
     assertThatThrownBy(
-            () -> jdbc.start("refused", "x", StartOptions.NONE.withRetentionDays(40_000)))
+            () -> jdbc.start("refused", "x", StartOptions.builder().retentionDays(40_000).build()))
         .isInstanceOf(ApiException.class)
         .hasMessageContaining("retentionDays")
         .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(400));
@@ -192,9 +196,13 @@ class WithoutAServerTest {
         assertThat(rs.getInt(1)).isPositive();
       }
       release.countDown();
-      assertThat(server.client().awaitResult("cut", runId, String.class, Duration.ofSeconds(60)))
+      assertThat(
+              server
+                  .client()
+                  .runs()
+                  .awaitResult("cut", runId, String.class, Duration.ofSeconds(60)))
           .isEqualTo("x123");
-      assertThat(server.client().steps("cut", runId))
+      assertThat(server.client().runs().steps("cut", runId))
           .extracting(StepInfo::name)
           .containsExactly("first", "held", "last");
       assertThat(runs.get()).as("the held step ran once").isEqualTo(1);
@@ -204,7 +212,7 @@ class WithoutAServerTest {
 
   @Test
   void callsOnlyAServerAnswersSaySoOverJdbc() {
-    assertThatThrownBy(() -> jdbc.list("x", null, null, 10))
+    assertThatThrownBy(() -> jdbc.runs().list("x", null, null, 10))
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("server");
   }

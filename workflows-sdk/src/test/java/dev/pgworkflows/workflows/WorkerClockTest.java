@@ -36,9 +36,13 @@ class WorkerClockTest {
         wf.serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)).clock(clock));
     try {
       long run = server.client().start(wf, 1).runId();
-      assertThat(server.client().awaitResult("clocked", run, Integer.class, Duration.ofSeconds(30)))
+      assertThat(
+              server
+                  .client()
+                  .runs()
+                  .awaitResult("clocked", run, Integer.class, Duration.ofSeconds(30)))
           .isEqualTo(2);
-      List<StepInfo> steps = server.client().steps("clocked", run);
+      List<StepInfo> steps = server.client().runs().steps("clocked", run);
       assertThat(steps).extracting(StepInfo::name).containsExactly("one", "a-second");
       // By the server's times: step one's completion went out when the sleep was called, and the
       // sleep's row completes where it ended, a second later (not at once, as an end placed by a

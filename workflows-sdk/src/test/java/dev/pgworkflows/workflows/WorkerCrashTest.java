@@ -30,14 +30,14 @@ class WorkerCrashTest {
             .atMost(60, TimeUnit.SECONDS)
             .until(() -> Files.exists(log) && Files.readAllLines(log).contains("two"));
         child.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL mid-step
-        assertThat(client.get("crashy", s.runId()).status()).isEqualTo(RunStatus.RUNNING);
+        assertThat(client.runs().get("crashy", s.runId()).status()).isEqualTo(RunStatus.RUNNING);
 
         Worker survivor =
             CrashyWorkflow.define(log, false)
                 .serve(WorkerOptions.url(server.url()).pollWait(Duration.ofSeconds(1)));
         try {
           String result =
-              client.awaitResult("crashy", s.runId(), String.class, Duration.ofSeconds(60));
+              client.runs().awaitResult("crashy", s.runId(), String.class, Duration.ofSeconds(60));
           assertThat(result).isEqualTo("o2t");
         } finally {
           survivor.close();
@@ -46,7 +46,7 @@ class WorkerCrashTest {
         // "one" was journaled before the crash and is not run again; "two" ran twice (the
         // killed attempt and the retry); "three" once.
         assertThat(executions).containsExactly("one", "two", "two", "three");
-        assertThat(client.steps("crashy", s.runId()))
+        assertThat(client.runs().steps("crashy", s.runId()))
             .extracting(StepInfo::name)
             .containsExactly("one", "two", "three");
       } finally {

@@ -77,7 +77,7 @@ class WorkersKeepJournalsTest {
     long runId = client.start(name, "x").runId();
     Awaitility.await()
         .atMost(60, TimeUnit.SECONDS)
-        .until(() -> client.get(name, runId).status() == RunStatus.FAILED);
+        .until(() -> client.runs().get(name, runId).status() == RunStatus.FAILED);
     assertThat(executions.get()).isEqualTo(ITERATIONS);
 
     // From step s10 on the journal is set aside; the worker still holds all of it.
@@ -86,7 +86,7 @@ class WorkersKeepJournalsTest {
         Statement s = c.createStatement()) {
       s.execute("SELECT queue.workflow_restart(" + runId + ", 's10')");
     }
-    int result = client.awaitResult(name, runId, Integer.class, Duration.ofSeconds(60));
+    int result = client.runs().awaitResult(name, runId, Integer.class, Duration.ofSeconds(60));
 
     assertThat(executions.get()).isEqualTo(2 * ITERATIONS - 10);
     // Steps s0..s9 kept their first outputs, s10.. ran again with the next ones.

@@ -35,8 +35,8 @@ class WorkflowEndToEndTest {
   private static RunInfo awaitWaiting(String workflow, long runId) {
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> server.client().get(workflow, runId).waitingFor() != null);
-    return server.client().get(workflow, runId);
+        .until(() -> server.client().runs().get(workflow, runId).waitingFor() != null);
+    return server.client().runs().get(workflow, runId);
   }
 
   @Test
@@ -75,7 +75,12 @@ class WorkflowEndToEndTest {
                 });
     serve(onboard);
     Started s =
-        server.client().start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+        server
+            .client()
+            .start(
+                onboard,
+                new Signup("a@b.c"),
+                StartOptions.builder().idempotencyKey("user-42").build());
     assertThat(s.created()).isTrue();
     RunInfo waiting = awaitWaiting("onboard-user", s.runId());
     assertThat(waiting.waitingFor().event()).isEqualTo("verify");
@@ -93,18 +98,26 @@ class WorkflowEndToEndTest {
                 .delivered())
         .isTrue();
     Long result =
-        server.client().awaitResult("onboard-user", s.runId(), Long.class, Duration.ofSeconds(20));
+        server
+            .client()
+            .runs()
+            .awaitResult("onboard-user", s.runId(), Long.class, Duration.ofSeconds(20));
     assertThat(result).isEqualTo(1001L);
     assertThat(created.get()).isEqualTo(1);
     assertThat(mails).containsExactly("welcome a@b.c");
-    assertThat(server.client().steps("onboard-user", s.runId()))
+    assertThat(server.client().runs().steps("onboard-user", s.runId()))
         .extracting(StepInfo::name)
         .containsExactly("create-user", "welcome-delay", "send-welcome", "verify");
-    RunInfo run = server.client().get("onboard-user", s.runId());
+    RunInfo run = server.client().runs().get("onboard-user", s.runId());
     assertThat(run.retentionDays()).isEqualTo(30);
 
     Started again =
-        server.client().start(onboard, new Signup("a@b.c"), StartOptions.idempotencyKey("user-42"));
+        server
+            .client()
+            .start(
+                onboard,
+                new Signup("a@b.c"),
+                StartOptions.builder().idempotencyKey("user-42").build());
     assertThat(again.created()).isFalse();
     assertThat(again.runId()).isEqualTo(s.runId());
     assertThat(again.status()).isEqualTo(RunStatus.COMPLETED);
@@ -127,9 +140,10 @@ class WorkflowEndToEndTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("wait-timeout", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("timed out");
-    assertThat(server.client().steps("wait-timeout", s.runId()).get(0).timedOut()).isTrue();
+    assertThat(server.client().runs().steps("wait-timeout", s.runId()).get(0).timedOut()).isTrue();
   }
 
   @Test
@@ -151,9 +165,10 @@ class WorkflowEndToEndTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .awaitResult("large-payloads", s.runId(), String.class, Duration.ofSeconds(20)))
         .isEqualTo("300000:ooo");
-    List<StepInfo> steps = server.client().steps("large-payloads", s.runId());
+    List<StepInfo> steps = server.client().runs().steps("large-payloads", s.runId());
     assertThat(steps.get(0).output().asText()).isEqualTo(input + "o".repeat(100_000));
   }
 
@@ -191,20 +206,20 @@ class WorkflowEndToEndTest {
     Started a = server.client().start("cancel-sleep", "x");
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> !server.client().steps("cancel-sleep", a.runId()).isEmpty());
-    assertThat(server.client().cancel("cancel-sleep", a.runId())).isTrue();
-    assertThat(server.client().cancel("cancel-sleep", a.runId())).isFalse();
-    assertThat(server.client().get("cancel-sleep", a.runId()).status())
+        .until(() -> !server.client().runs().steps("cancel-sleep", a.runId()).isEmpty());
+    assertThat(server.client().runs().cancel("cancel-sleep", a.runId())).isTrue();
+    assertThat(server.client().runs().cancel("cancel-sleep", a.runId())).isFalse();
+    assertThat(server.client().runs().get("cancel-sleep", a.runId()).status())
         .isEqualTo(RunStatus.CANCELLED);
 
     Started b = server.client().start("cancel-step", "x");
     Thread.sleep(500);
-    assertThat(server.client().cancel("cancel-step", b.runId())).isTrue();
+    assertThat(server.client().runs().cancel("cancel-step", b.runId())).isTrue();
     Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> sawCancel.get() == 1);
     Thread.sleep(300);
-    RunInfo run = server.client().get("cancel-step", b.runId());
+    RunInfo run = server.client().runs().get("cancel-step", b.runId());
     assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
-    assertThat(server.client().steps("cancel-step", b.runId())).isEmpty();
+    assertThat(server.client().runs().steps("cancel-step", b.runId())).isEmpty();
   }
 
   @Test
@@ -242,13 +257,14 @@ class WorkflowEndToEndTest {
     List<Started> ones = new ArrayList<>();
     List<Started> twos = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      ones.add(server.client().start("versioned", "x", StartOptions.NONE.withVersion(1)));
-      twos.add(server.client().start("versioned", "x", StartOptions.NONE.withVersion(2)));
+      ones.add(server.client().start("versioned", "x", StartOptions.builder().version(1).build()));
+      twos.add(server.client().start("versioned", "x", StartOptions.builder().version(2).build()));
     }
     for (Started s : ones) {
       assertThat(
               server
                   .client()
+                  .runs()
                   .awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
           .isEqualTo(1);
     }
@@ -256,6 +272,7 @@ class WorkflowEndToEndTest {
       assertThat(
               server
                   .client()
+                  .runs()
                   .awaitResult("versioned", s.runId(), Integer.class, Duration.ofSeconds(20)))
           .isEqualTo(2);
     }
@@ -265,6 +282,7 @@ class WorkflowEndToEndTest {
     assertThat(
             server
                 .client()
+                .runs()
                 .get("versioned", server.client().start("versioned", "x").runId())
                 .version())
         .isEqualTo(2);
@@ -291,10 +309,11 @@ class WorkflowEndToEndTest {
       assertThat(
               server
                   .client()
+                  .runs()
                   .awaitResult("many", runs.get(i).runId(), Integer.class, Duration.ofSeconds(60)))
           .isEqualTo((i + 1) * 2 - 1);
     }
-    var page = server.client().list("many", RunStatus.COMPLETED, null, 1000);
+    var page = server.client().runs().list("many", RunStatus.COMPLETED, null, 1000);
     assertThat(page.runs()).hasSize(500);
     // 2,000 completions (three steps and the end of each run): with 64 runs in flight, those
     // ready together share requests, so there are fewer requests than completions.

@@ -86,7 +86,10 @@ class WorkflowSqlTest {
       c.commit();
     }
     assertThat(
-            server.client().awaitResult("sql-commit", runId, Integer.class, Duration.ofSeconds(30)))
+            server
+                .client()
+                .runs()
+                .awaitResult("sql-commit", runId, Integer.class, Duration.ofSeconds(30)))
         .isEqualTo(42);
     try (Connection c = server.database().connect()) {
       assertThat(
@@ -112,7 +115,7 @@ class WorkflowSqlTest {
       c.commit();
       assertThat(heard.heard()).contains("__wf_sql-rollback");
 
-      long rolledBack = WorkflowSql.start(c, "sql-rollback", "second", StartOptions.NONE).runId();
+      long rolledBack = WorkflowSql.start(c, "sql-rollback", "second").runId();
       c.rollback();
       assertThat(heard.heard()).doesNotContain("__wf_sql-rollback");
       assertThat(rolledBack).isNotEqualTo(committed);
@@ -129,7 +132,7 @@ class WorkflowSqlTest {
 
   @Test
   void anIdempotencyKeyAnswersTheSameRunWithinATransactionAndAcrossTwo() throws Exception {
-    StartOptions key = StartOptions.idempotencyKey("order-7").withPriority(3);
+    StartOptions key = StartOptions.builder().idempotencyKey("order-7").priority(3).build();
     try (Connection c = server.database().connect()) {
       c.setAutoCommit(false);
       Started first = WorkflowSql.start(c, "sql-idem", "a", key);
@@ -151,7 +154,7 @@ class WorkflowSqlTest {
 
   @Test
   void aKeyStartedInAnOpenTransactionIsAnsweredToAnotherOnceItCommits() throws Exception {
-    StartOptions key = StartOptions.idempotencyKey("order-8");
+    StartOptions key = StartOptions.builder().idempotencyKey("order-8").build();
     ExecutorService other = Executors.newSingleThreadExecutor();
     try (Connection a = server.database().connect();
         Connection b = server.database().connect()) {
@@ -190,43 +193,63 @@ class WorkflowSqlTest {
             .run((ctx, in) -> in);
     List<StartOptions> cases =
         List.of(
-            StartOptions.delay(Duration.ofMinutes(3))
-                .withDeadline(Duration.ofMinutes(10))
-                .withConcurrencyKey("customer-42")
-                .withPriority(4)
-                .withVersion(3)
-                .withRetentionDays(7),
-            StartOptions.startAt(at).withDeadlineAt(at.plus(Duration.ofHours(1))),
+            StartOptions.builder()
+                .delay(Duration.ofMinutes(3))
+                .deadline(Duration.ofMinutes(10))
+                .concurrencyKey("customer-42")
+                .priority(4)
+                .version(3)
+                .retentionDays(7)
+                .build(),
+            StartOptions.builder().startAt(at).deadlineAt(at.plus(Duration.ofHours(1))).build(),
             // Above the server's ceiling: capped, not refused.
-            StartOptions.NONE.withRetentionDays(400),
-            StartOptions.NONE);
+            StartOptions.builder().retentionDays(400).build());
     try (Connection c = server.database().connect()) {
       for (StartOptions o : cases) {
         RunInfo rest =
-            server.client().get("sql-options", server.client().start("sql-options", 5, o).runId());
+            server
+                .client()
+                .runs()
+                .get("sql-options", server.client().start("sql-options", 5, o).runId());
         RunInfo sql =
-            server.client().get("sql-options", WorkflowSql.start(c, "sql-options", 5, o).runId());
+            server
+                .client()
+                .runs()
+                .get("sql-options", WorkflowSql.start(c, "sql-options", 5, o).runId());
         assertThat(applied(sql)).as("options %s", o).isEqualTo(applied(rest));
         sameTiming(sql, rest, o);
       }
       // A definition's retention above the ceiling is capped, and its deadline applies.
-      RunInfo rest = server.client().get(defined.name(), server.client().start(defined, 1).runId());
+      RunInfo rest =
+          server.client().runs().get(defined.name(), server.client().start(defined, 1).runId());
       RunInfo sql =
-          server.client().get(defined.name(), WorkflowSql.start(c, defined, 1, null).runId());
+          server
+              .client()
+              .runs()
+              .get(defined.name(), WorkflowSql.start(c, defined, 1, null).runId());
       assertThat(applied(sql)).isEqualTo(applied(rest));
-      sameTiming(sql, rest, StartOptions.NONE);
+      sameTiming(sql, rest, StartOptions.builder().build());
       assertThat(sql.retentionDays()).isEqualTo(CEILING);
       assertThat(Duration.between(sql.startedAt(), sql.deadlineAt()))
           .isBetween(Duration.ofMinutes(20).minusSeconds(5), Duration.ofMinutes(20).plusSeconds(5));
 
       Started first =
-          WorkflowSql.start(c, "sql-options", 1, StartOptions.debounce("d", Duration.ofMinutes(1)));
+          WorkflowSql.start(
+              c,
+              "sql-options",
+              1,
+              StartOptions.builder().debounce("d", Duration.ofMinutes(1)).build());
       Started folded =
-          WorkflowSql.start(c, "sql-options", 2, StartOptions.debounce("d", Duration.ofMinutes(1)));
+          WorkflowSql.start(
+              c,
+              "sql-options",
+              2,
+              StartOptions.builder().debounce("d", Duration.ofMinutes(1)).build());
       assertThat(first.debounced()).isFalse();
       assertThat(folded.debounced()).isTrue();
       assertThat(folded.runId()).isEqualTo(first.runId());
-      assertThat(server.client().get("sql-options", first.runId()).input().asInt()).isEqualTo(2);
+      assertThat(server.client().runs().get("sql-options", first.runId()).input().asInt())
+          .isEqualTo(2);
     }
   }
 
@@ -278,7 +301,9 @@ class WorkflowSqlTest {
                       c,
                       "sql-refused",
                       "x",
-                      StartOptions.deadlineAt(Instant.now().minus(Duration.ofHours(1)))))
+                      StartOptions.builder()
+                          .deadlineAt(Instant.now().minus(Duration.ofHours(1)))
+                          .build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("deadlineAt")
           .hasCauseInstanceOf(SQLException.class);
@@ -291,7 +316,7 @@ class WorkflowSqlTest {
               count(
                   c, "SELECT count(*) FROM queue.workflow_run WHERE workflow_name = 'sql-refused'"))
           .isEqualTo(1);
-      assertThat(server.client().get("sql-refused", runId).input().asText()).isEqualTo("y");
+      assertThat(server.client().runs().get("sql-refused", runId).input().asText()).isEqualTo("y");
     }
   }
 
@@ -303,17 +328,24 @@ class WorkflowSqlTest {
       assertThatThrownBy(
               () ->
                   WorkflowSql.start(
-                      c, "sql-iso", 1, StartOptions.debounce("k", Duration.ofMinutes(1))))
+                      c,
+                      "sql-iso",
+                      1,
+                      StartOptions.builder().debounce("k", Duration.ofMinutes(1)).build()))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("READ COMMITTED")
           .hasMessageContaining("REPEATABLE READ");
       // The transaction goes on, and a start without debounce works in it.
       long runId = WorkflowSql.start(c, "sql-iso", 2, null).runId();
       c.commit();
-      assertThat(server.client().get("sql-iso", runId).input().asInt()).isEqualTo(2);
+      assertThat(server.client().runs().get("sql-iso", runId).input().asInt()).isEqualTo(2);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       assertThat(
-              WorkflowSql.start(c, "sql-iso", 3, StartOptions.debounce("k", Duration.ofMinutes(1)))
+              WorkflowSql.start(
+                      c,
+                      "sql-iso",
+                      3,
+                      StartOptions.builder().debounce("k", Duration.ofMinutes(1)).build())
                   .created())
           .isTrue();
       c.commit();
@@ -360,7 +392,8 @@ class WorkflowSqlTest {
         // Outside a span: no trace identity, as a start through the route without one.
         long untraced = WorkflowSql.start(c, wf, "bob", null).runId();
         WorkflowClient client = WorkflowClient.connect("http://localhost:" + qs.port());
-        assertThat(client.awaitResult(wf.name(), runId, String.class, Duration.ofSeconds(30)))
+        assertThat(
+                client.runs().awaitResult(wf.name(), runId, String.class, Duration.ofSeconds(30)))
             .isEqualTo("ADA");
         assertThat(
                 count(
@@ -420,15 +453,16 @@ class WorkflowSqlTest {
           WorkflowSql.signal(c, "sql-signal", runId, "paid", new Order("o-9", 1), "pay-1");
       assertThat(lost.signalId()).isPositive();
       c.rollback();
-      assertThat(server.client().signals("sql-signal", runId)).isEmpty();
-      assertThat(server.client().get("sql-signal", runId).status()).isEqualTo(RunStatus.RUNNING);
+      assertThat(server.client().runs().signals("sql-signal", runId)).isEmpty();
+      assertThat(server.client().runs().get("sql-signal", runId).status())
+          .isEqualTo(RunStatus.RUNNING);
       // Another workflow's name for the running run: 404, and nothing is stored.
       assertThatThrownBy(() -> WorkflowSql.signal(c, "sql-other", runId, "paid", null))
           .isInstanceOf(ApiException.class)
           .hasMessageContaining("workflow sql-other has no run " + runId)
           .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(404));
       c.commit();
-      assertThat(server.client().signals("sql-signal", runId)).isEmpty();
+      assertThat(server.client().runs().signals("sql-signal", runId)).isEmpty();
 
       WorkflowClient.SignalResult sent =
           WorkflowSql.signal(c, "sql-signal", runId, "paid", new Order("o-9", 7), "pay-1");
@@ -440,9 +474,10 @@ class WorkflowSqlTest {
       assertThat(
               server
                   .client()
+                  .runs()
                   .awaitResult("sql-signal", runId, Integer.class, Duration.ofSeconds(30)))
           .isEqualTo(7);
-      assertThat(server.client().signals("sql-signal", runId)).hasSize(1);
+      assertThat(server.client().runs().signals("sql-signal", runId)).hasSize(1);
 
       // The run has ended: refused as the route refuses it, and nothing stored.
       assertThatThrownBy(() -> WorkflowSql.signal(c, "sql-signal", runId, "paid", null))
@@ -450,7 +485,7 @@ class WorkflowSqlTest {
           .hasMessage("run " + runId + " has ended: completed")
           .satisfies(e -> assertThat(((ApiException) e).status()).isEqualTo(409));
       c.commit();
-      assertThat(server.client().signals("sql-signal", runId)).hasSize(1);
+      assertThat(server.client().runs().signals("sql-signal", runId)).hasSize(1);
     }
   }
 
@@ -489,11 +524,14 @@ class WorkflowSqlTest {
           .hasMessageContaining("workflow name \"Bad Name\"");
       assertThatThrownBy(
               () ->
-                  WorkflowSql.start(c, "sql-bad", "x", StartOptions.NONE.withRetentionDays(40000)))
+                  WorkflowSql.start(
+                      c, "sql-bad", "x", StartOptions.builder().retentionDays(40000).build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("retentionDays");
       assertThatThrownBy(
-              () -> WorkflowSql.start(c, "sql-bad", "x", StartOptions.NONE.withVersion(2_000_000)))
+              () ->
+                  WorkflowSql.start(
+                      c, "sql-bad", "x", StartOptions.builder().version(2_000_000).build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("version");
       assertThatThrownBy(() -> WorkflowSql.signal(c, "sql-bad", 1, "__child", null))
@@ -521,7 +559,9 @@ class WorkflowSqlTest {
                       c,
                       "sql-bad",
                       "x",
-                      StartOptions.deadlineAt(Instant.now().minus(Duration.ofHours(1)))))
+                      StartOptions.builder()
+                          .deadlineAt(Instant.now().minus(Duration.ofHours(1)))
+                          .build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("deadlineAt");
       c.rollback();

@@ -36,7 +36,10 @@ class CodeSchedulesInTheKitTest {
       try {
         Instant tick = kit.client().schedules().get("nightly").orElseThrow().nextTick();
         long run = kit.runSchedule("nightly");
-        assertThat(kit.client().awaitResult("nightly", run, String.class, Duration.ofSeconds(30)))
+        assertThat(
+                kit.client()
+                    .runs()
+                    .awaitResult("nightly", run, String.class, Duration.ofSeconds(30)))
             .isEqualTo("full at " + tick);
         assertThat(kit.client().schedules().get("nightly").orElseThrow().nextTick())
             .isEqualTo(tick.plus(Duration.ofDays(1)));

@@ -73,7 +73,7 @@ class ReplayCheckCompositionTest {
         client.signal(NAME, run, "payment", "paid");
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get(NAME, run).waitingFor() != null && stepped(client, 4));
+            .until(() -> client.runs().get(NAME, run).waitingFor() != null && stepped(client, 4));
       } finally {
         worker.close();
       }
@@ -82,7 +82,7 @@ class ReplayCheckCompositionTest {
   }
 
   private static boolean stepped(WorkflowClient client, int steps) {
-    return client.steps(NAME, run).size() >= steps;
+    return client.runs().steps(NAME, run).size() >= steps;
   }
 
   private ReplayReport check(Change change) {

@@ -120,7 +120,7 @@ class ReplayCheckTest {
         kit.advanceTime(Duration.ofDays(2));
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get(NAME, waiting).waitingFor() != null);
+            .until(() -> client.runs().get(NAME, waiting).waitingFor() != null);
         sleeping = client.start(NAME, "o-2").runId();
         awaitStep(client, sleeping, "cool-off");
       } finally {
@@ -133,7 +133,7 @@ class ReplayCheckTest {
   private static void awaitStep(WorkflowClient client, long run, String step) {
     Awaitility.await()
         .atMost(20, TimeUnit.SECONDS)
-        .until(() -> client.steps(NAME, run).stream().anyMatch(s -> s.name().equals(step)));
+        .until(() -> client.runs().steps(NAME, run).stream().anyMatch(s -> s.name().equals(step)));
   }
 
   private ReplayReport check(Change change) {

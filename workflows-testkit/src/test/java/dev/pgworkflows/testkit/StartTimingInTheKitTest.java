@@ -35,24 +35,30 @@ class StartTimingInTheKitTest {
       Worker a = echo.serve(kit.workerOptions());
       Worker b = slow.serve(kit.workerOptions());
       try {
-        Started later = kit.client().start(echo, "hi", StartOptions.delay(Duration.ofDays(1)));
+        Started later =
+            kit.client()
+                .start(echo, "hi", StartOptions.builder().delay(Duration.ofDays(1)).build());
         Started stuck = kit.client().start(slow, "x");
         assertThatThrownBy(
                 () ->
                     kit.client()
+                        .runs()
                         .awaitResult("echo", later.runId(), String.class, Duration.ofSeconds(1)))
             .hasMessageContaining("did not finish");
         kit.advanceTime(Duration.ofDays(1).plusHours(1));
         assertThat(
                 kit.client()
+                    .runs()
                     .awaitResult("echo", later.runId(), String.class, Duration.ofSeconds(20)))
             .isEqualTo("hi");
         assertThatThrownBy(
                 () ->
                     kit.client()
+                        .runs()
                         .awaitResult("slow", stuck.runId(), String.class, Duration.ofSeconds(20)))
             .isInstanceOf(WorkflowFailedException.class);
-        assertThat(kit.client().get("slow", stuck.runId()).status()).isEqualTo(RunStatus.TIMED_OUT);
+        assertThat(kit.client().runs().get("slow", stuck.runId()).status())
+            .isEqualTo(RunStatus.TIMED_OUT);
       } finally {
         a.close();
         b.close();

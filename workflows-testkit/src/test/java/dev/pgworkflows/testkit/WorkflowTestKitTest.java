@@ -37,11 +37,12 @@ class WorkflowTestKitTest {
         long run = jdbc.start("over-jdbc", "hi").runId();
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> kit.client().steps("over-jdbc", run).size() == 1);
+            .until(() -> kit.client().runs().steps("over-jdbc", run).size() == 1);
         kit.advanceTime(Duration.ofDays(1));
-        assertThat(jdbc.awaitResult("over-jdbc", run, String.class, Duration.ofSeconds(20)))
+        assertThat(jdbc.runs().awaitResult("over-jdbc", run, String.class, Duration.ofSeconds(20)))
             .isEqualTo("hi!");
-        assertThat(kit.client().get("over-jdbc", run).status()).isEqualTo(RunStatus.COMPLETED);
+        assertThat(kit.client().runs().get("over-jdbc", run).status())
+            .isEqualTo(RunStatus.COMPLETED);
       } finally {
         worker.close();
       }
@@ -67,14 +68,15 @@ class WorkflowTestKitTest {
         long run = client.start("patient", "hi").runId();
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.steps("patient", run).size() == 1);
+            .until(() -> client.runs().steps("patient", run).size() == 1);
         kit.advanceTime(Duration.ofDays(1));
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get("patient", run).waitingFor() != null);
+            .until(() -> client.runs().get("patient", run).waitingFor() != null);
         long t0 = System.nanoTime();
         kit.advanceTime(Duration.ofDays(7));
-        String result = client.awaitResult("patient", run, String.class, Duration.ofSeconds(20));
+        String result =
+            client.runs().awaitResult("patient", run, String.class, Duration.ofSeconds(20));
         assertThat(result).isEqualTo("no reply in a week");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(10_000);
       } finally {
@@ -90,18 +92,20 @@ class WorkflowTestKitTest {
             .run((ctx, in) -> ctx.step().run("echo", String.class, () -> in));
     try (WorkflowTestKit kit = WorkflowTestKit.start()) {
       long run = kit.client().start("guarded", "hi").runId();
-      assertThatThrownBy(() -> kit.client().cancel("guarded", run))
+      assertThatThrownBy(() -> kit.client().runs().cancel("guarded", run))
           .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(403))
           .hasMessageContaining("scope \"admin\"");
       assertThatThrownBy(() -> kit.client(WorkflowTestKit.Role.WORKER).start("guarded", "no"))
           .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(403))
           .hasMessageContaining("scope \"start\"");
-      assertThat(kit.client(WorkflowTestKit.Role.ADMIN).cancel("guarded", run)).isTrue();
+      assertThat(kit.client(WorkflowTestKit.Role.ADMIN).runs().cancel("guarded", run)).isTrue();
       long second = kit.client().start("guarded", "again").runId();
       Worker worker = wf.serve(kit.workerOptions());
       try {
         assertThat(
-                kit.client().awaitResult("guarded", second, String.class, Duration.ofSeconds(20)))
+                kit.client()
+                    .runs()
+                    .awaitResult("guarded", second, String.class, Duration.ofSeconds(20)))
             .isEqualTo("again");
       } finally {
         worker.close();
@@ -131,11 +135,12 @@ class WorkflowTestKitTest {
         long run = client.start(parent, "hi").runId();
         Awaitility.await()
             .atMost(20, TimeUnit.SECONDS)
-            .until(() -> client.get("kit-parent", run).waitingFor() != null);
+            .until(() -> client.runs().get("kit-parent", run).waitingFor() != null);
         kit.advanceTime(Duration.ofDays(1));
-        assertThat(client.awaitResult("kit-parent", run, String.class, Duration.ofSeconds(20)))
+        assertThat(
+                client.runs().awaitResult("kit-parent", run, String.class, Duration.ofSeconds(20)))
             .isEqualTo("HI unapproved");
-        assertThat(client.get("kit-parent", run).children()).hasSize(1);
+        assertThat(client.runs().get("kit-parent", run).children()).hasSize(1);
       } finally {
         for (Worker w : workers) {
           w.close();

@@ -31,7 +31,9 @@ public class Orders {
   public Started place(Order order) {
     Started run =
         workflows.startInTransaction(
-            processOrder, order, StartOptions.idempotencyKey("order-" + order.orderId()));
+            processOrder,
+            order,
+            StartOptions.builder().idempotencyKey("order-" + order.orderId()).build());
     db.sql(
             "INSERT INTO shop_order (order_id, item, quantity, status, run_id)"
                 + " VALUES (?, ?, ?, 'placed', ?)")

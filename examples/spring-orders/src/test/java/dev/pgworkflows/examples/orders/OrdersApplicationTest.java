@@ -70,7 +70,10 @@ class OrdersApplicationTest {
     assertThat(placed.statusCode()).isEqualTo(201);
     long runId = runIdOf("o-1");
     assertThat(placed.body()).contains("\"runId\":" + runId);
-    assertThat(client.awaitResult(OrderWorkflow.NAME, runId, String.class, Duration.ofSeconds(30)))
+    assertThat(
+            client
+                .runs()
+                .awaitResult(OrderWorkflow.NAME, runId, String.class, Duration.ofSeconds(30)))
         .isEqualTo("shipped 3 x tea");
     Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> "shipped".equals(status("o-1")));
     HttpResponse<String> shown = get("/orders/o-1");
@@ -152,7 +155,7 @@ class OrdersApplicationTest {
 
   /** The workflow's runs whose input is the order {@code orderId}, as the server lists them. */
   private List<RunInfo> runsOf(String orderId) {
-    return client.list(OrderWorkflow.NAME, null, null, 100).runs().stream()
+    return client.runs().list(OrderWorkflow.NAME, null, null, 100).runs().stream()
         .filter(r -> orderId.equals(r.input().path("orderId").asText()))
         .toList();
   }

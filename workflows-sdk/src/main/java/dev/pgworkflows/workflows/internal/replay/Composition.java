@@ -64,7 +64,7 @@ final class Composition {
       throw new IllegalArgumentException(
           "a child's step name must be at most 121 characters (its result is <name>.result)");
     }
-    ChildOptions o = options == null ? ChildOptions.DEFAULT : options;
+    ChildOptions o = options == null ? ChildOptions.builder().build() : options;
     Task.Entry e = journal.replayed(name, "child");
     if (e != null) {
       return new Child<>(name, e.output().path("runId").asLong(), workflow, output);

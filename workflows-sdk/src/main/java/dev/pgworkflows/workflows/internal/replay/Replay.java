@@ -199,7 +199,7 @@ public final class Replay implements WorkflowContext, StepContext {
 
   @Override
   public <I, O> ChildRun<O> startChild(String name, Workflow<I, O> workflow, I input) {
-    return startChild(name, workflow, input, ChildOptions.DEFAULT);
+    return startChild(name, workflow, input, null);
   }
 
   @Override

@@ -109,7 +109,7 @@ class CompletionsTest {
       completions.close();
     }
     for (Task t : tasks) {
-      List<StepInfo> steps = client.steps("batched", t.runId());
+      List<StepInfo> steps = client.runs().steps("batched", t.runId());
       assertThat(steps).extracting(StepInfo::name).containsExactly("s");
       assertThat(steps.get(0).output().asLong()).isEqualTo(t.runId());
     }
@@ -134,7 +134,7 @@ class CompletionsTest {
       pool.shutdownNow();
       completions.close();
     }
-    assertThat(client.steps("mixed", tasks.get(1).runId())).isEmpty();
+    assertThat(client.runs().steps("mixed", tasks.get(1).runId())).isEmpty();
   }
 
   private static Completion finish(Task t) {
@@ -203,7 +203,9 @@ class CompletionsTest {
     } finally {
       completions.close();
     }
-    assertThat(client.steps("handed", due)).extracting(StepInfo::name).containsExactly("first");
+    assertThat(client.runs().steps("handed", due))
+        .extracting(StepInfo::name)
+        .containsExactly("first");
   }
 
   @Test
@@ -213,6 +215,6 @@ class CompletionsTest {
     completions.close();
     assertThatThrownBy(() -> completions.complete(inline(tasks.get(0), "s")))
         .isInstanceOf(ServerUnavailableException.class);
-    assertThat(client.steps("closed", tasks.get(0).runId())).isEmpty();
+    assertThat(client.runs().steps("closed", tasks.get(0).runId())).isEmpty();
   }
 }

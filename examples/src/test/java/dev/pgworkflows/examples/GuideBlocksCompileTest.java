@@ -1,0 +1,191 @@
+package dev.pgworkflows.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Java block of the README and the guides compiles, as printed, against this build's API. A
+ * block may name things the page leaves to the reader (a mail service, a run id): an HTML comment
+ * right above it, {@code <!-- given: ... -->}, declares them as members of the class the block is
+ * compiled in; a reader of the page does not see it. The block's own top-level records and
+ * interfaces become nested types of that class, its statements the body of a method, or, when it
+ * declares methods (a test), members of the class.
+ */
+class GuideBlocksCompileTest {
+  private static final String IMPORTS =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.zaxxer.hikari.HikariConfig;
+      import com.zaxxer.hikari.HikariDataSource;
+      import dev.pgworkflows.testkit.*;
+      import dev.pgworkflows.workflows.*;
+      import java.net.http.HttpResponse;
+      import java.nio.file.Files;
+      import java.nio.file.Path;
+      import java.sql.Connection;
+      import java.sql.DriverManager;
+      import java.sql.PreparedStatement;
+      import java.time.*;
+      import java.util.*;
+      import org.junit.jupiter.api.Test;
+      """;
+
+  /** One Java block: where it is, what the page gives it, and its lines. */
+  record Block(String page, int line, String given, List<String> lines) {
+    String className() {
+      return "Block_" + page.replaceAll("[^A-Za-z0-9]", "_").replaceAll("^_+", "") + "_" + line;
+    }
+  }
+
+  @Test
+  void everyJavaBlockOfTheDocsCompiles() throws IOException {
+    List<Block> blocks = new ArrayList<>();
+    blocks.addAll(blocks(Path.of("../README.md")));
+    try (Stream<Path> pages = Files.list(Path.of("../docs"))) {
+      for (Path page : pages.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+        blocks.addAll(blocks(page));
+      }
+    }
+    assertThat(blocks).as("Java blocks in the docs").hasSizeGreaterThan(15);
+
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    List<JavaFileObject> sources = new ArrayList<>();
+    for (Block b : blocks) {
+      sources.add(new Source(b.className(), source(b)));
+    }
+    DiagnosticCollector<JavaFileObject> problems = new DiagnosticCollector<>();
+    Path out = Files.createTempDirectory("guide-blocks");
+    StandardJavaFileManager files = javac.getStandardFileManager(problems, null, null);
+    List<String> options =
+        List.of(
+            "-proc:none",
+            "-classpath",
+            System.getProperty("java.class.path"),
+            "-d",
+            out.toString(),
+            "-Xlint:none",
+            "-nowarn");
+    boolean ok = javac.getTask(new StringWriter(), files, problems, options, null, sources).call();
+    List<String> errors =
+        problems.getDiagnostics().stream()
+            .filter(d -> d.getKind() == javax.tools.Diagnostic.Kind.ERROR)
+            .map(
+                d -> {
+                  String name = ((Source) d.getSource()).name;
+                  Block b =
+                      blocks.stream().filter(x -> x.className().equals(name)).findFirst().get();
+                  return b.page()
+                      + " (block at line "
+                      + b.line()
+                      + "): "
+                      + d.getMessage(null)
+                      + "\n    "
+                      + sourceLine((Source) d.getSource(), d.getLineNumber());
+                })
+            .toList();
+    assertThat(errors).as("compile errors in the docs' Java blocks").isEmpty();
+    assertThat(ok).isTrue();
+  }
+
+  private static List<Block> blocks(Path page) throws IOException {
+    List<String> lines = Files.readAllLines(page);
+    List<Block> out = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      if (!lines.get(i).equals("```java")) {
+        continue;
+      }
+      int open = i;
+      List<String> body = new ArrayList<>();
+      for (i = i + 1; i < lines.size() && !lines.get(i).equals("```"); i++) {
+        body.add(lines.get(i));
+      }
+      out.add(new Block(page.toString(), open + 1, given(lines, open), body));
+    }
+    return out;
+  }
+
+  /** The declarations of the {@code <!-- given: ... -->} comment right above line {@code open}. */
+  private static String given(List<String> lines, int open) {
+    if (open == 0 || !lines.get(open - 1).equals("-->")) {
+      return "";
+    }
+    int start = open - 1;
+    while (start > 0 && !lines.get(start).equals("<!-- given:")) {
+      start--;
+    }
+    assertThat(lines.get(start))
+        .as("the comment above line %d opens", open + 1)
+        .isEqualTo("<!-- given:");
+    return String.join("\n", lines.subList(start + 1, open - 1));
+  }
+
+  /** The block as a class: its types nested, its statements a method's body. */
+  static String source(Block b) {
+    List<String> types = new ArrayList<>();
+    List<String> rest = new ArrayList<>();
+    List<String> lines = b.lines();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.matches("(record|interface|enum) .*")) {
+        types.add(line);
+        while (!line.endsWith("}") && i + 1 < lines.size()) {
+          line = lines.get(++i);
+          types.add(line);
+        }
+      } else {
+        rest.add(line);
+      }
+    }
+    boolean members = rest.stream().anyMatch(l -> l.startsWith("@Test"));
+    StringBuilder s = new StringBuilder(IMPORTS);
+    s.append("@SuppressWarnings({\"unused\", \"rawtypes\", \"unchecked\"})\n");
+    s.append("class ").append(b.className()).append(" {\n");
+    types.forEach(t -> s.append(t).append('\n'));
+    s.append(b.given()).append('\n');
+    if (!members) {
+      s.append("void block() throws Exception {\n");
+    }
+    rest.forEach(t -> s.append(t).append('\n'));
+    if (!members) {
+      s.append("}\n");
+    }
+    return s.append("}\n").toString();
+  }
+
+  private static String sourceLine(Source s, long line) {
+    String[] lines = s.text.split("\n", -1);
+    return line >= 1 && line <= lines.length ? lines[(int) line - 1].strip() : "";
+  }
+
+  /** A block's class, in memory. */
+  private static final class Source extends SimpleJavaFileObject {
+    final String name;
+    final String text;
+
+    Source(String name, String text) {
+      super(URI.create("string:///" + name + ".java"), Kind.SOURCE);
+      this.name = name;
+      this.text = text;
+    }
+
+    @Override
+    public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+      return text;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.pgworkflows.workflows;
+
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.KeyConcurrencyLimit;
+import dev.pgworkflows.workflows.internal.http.Transport;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * What a server holds per workflow ({@link WorkflowClient#workflows()}): its pause and its
+ * concurrency limits. Needs scope {@code admin}.
+ */
+public final class Workflows {
+  private final Transport transport;
+
+  Workflows(Transport transport) {
+    this.transport = transport;
+  }
+
+  /**
+   * Sets how many runs of each concurrency key of {@code workflow} may run at once ({@code null}
+   * removes the limit); runs over it wait, oldest start first, and start as slots free. Needs scope
+   * {@code admin}. See {@link StartOptions.Builder#concurrencyKey}.
+   */
+  public void setConcurrencyLimit(String workflow, Integer limit) {
+    Workflow.checkName(workflow);
+    if (limit != null && (limit < 1 || limit > 100_000)) {
+      throw new IllegalArgumentException("limit must be between 1 and 100000");
+    }
+    transport.send(
+        "PUT",
+        "/v1/workflows/" + workflow + "/concurrency",
+        new ConcurrencyLimit(null, limit),
+        Duration.ofSeconds(30));
+  }
+
+  /**
+   * Sets how many runs of {@code workflow} with concurrency key {@code key} may run at once, in
+   * place of the workflow's limit for every other key ({@code null} removes the key's own limit, so
+   * the workflow's holds again). Runs of the key waiting for a slot that the new limit lets through
+   * start at once. Needs scope {@code admin}.
+   */
+  public void setKeyConcurrencyLimit(String workflow, String key, Integer limit) {
+    Workflow.checkName(workflow);
+    if (key == null || key.isEmpty() || key.length() > 255) {
+      throw new IllegalArgumentException("key must be 1 to 255 characters");
+    }
+    if (limit != null && (limit < 1 || limit > 100_000)) {
+      throw new IllegalArgumentException("limit must be between 1 and 100000");
+    }
+    String path =
+        "/v1/workflows/"
+            + workflow
+            + "/concurrency/"
+            + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
+    if (limit == null) {
+      try {
+        transport.send("DELETE", path, null, Duration.ofSeconds(30));
+      } catch (ApiException e) {
+        if (e.status() != 404) {
+          throw e;
+        }
+      }
+      return;
+    }
+    transport.send("PUT", path, new KeyConcurrencyLimit(null, null, limit), Duration.ofSeconds(30));
+  }
+
+  /**
+   * Pauses {@code workflow}: starts are still taken, but none of its runs is handed out until
+   * {@link #resume}; a step running at the pause finishes and its run then waits. Needs scope
+   * {@code admin}.
+   */
+  public void pause(String workflow) {
+    Workflow.checkName(workflow);
+    transport.post("/v1/workflows/" + workflow + "/pause", null);
+  }
+
+  /** Resumes a paused workflow: its due runs are handed out again. Needs scope {@code admin}. */
+  public void resume(String workflow) {
+    Workflow.checkName(workflow);
+    transport.post("/v1/workflows/" + workflow + "/resume", null);
+  }
+}
