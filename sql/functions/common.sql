@@ -119,6 +119,24 @@ BEGIN
     END IF;
 END $$;
 
+-- Whether the text is a valid step name: 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-".
+CREATE OR REPLACE FUNCTION queue.is_step_name(p_step text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT coalesce(p_step ~ '^[a-zA-Z0-9._-]{1,128}$', false)
+$$;
+
+-- Whether the text is a step kind a journal row can have.
+CREATE OR REPLACE FUNCTION queue.is_step_kind(p_kind text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT coalesce(p_kind IN ('run', 'sleep', 'wait', 'child'), false)
+$$;
+
 -- Raises 22023 unless the text is a valid step name.
 CREATE OR REPLACE FUNCTION queue.check_step_name(p_step text)
  RETURNS void
@@ -126,9 +144,21 @@ CREATE OR REPLACE FUNCTION queue.check_step_name(p_step text)
  IMMUTABLE
 AS $$
 BEGIN
-    IF p_step IS NULL OR p_step !~ '^[a-zA-Z0-9._-]{1,128}$' THEN
+    IF NOT queue.is_step_name(p_step) THEN
         RAISE EXCEPTION 'step name "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-"',
             left(coalesce(p_step, ''), 140) USING ERRCODE = '22023';
+    END IF;
+END $$;
+
+-- Raises 22023 unless the text is a step kind.
+CREATE OR REPLACE FUNCTION queue.check_step_kind(p_kind text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF NOT queue.is_step_kind(p_kind) THEN
+        RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
     END IF;
 END $$;
 

@@ -32,9 +32,7 @@ BEGIN
             RAISE EXCEPTION 'step must be an object' USING ERRCODE = '22023';
         END IF;
         PERFORM queue.check_step_name(p_step ->> 'name');
-        IF p_step ->> 'kind' IS NULL OR p_step ->> 'kind' NOT IN ('run', 'sleep', 'wait', 'child') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
-        END IF;
+        PERFORM queue.check_step_kind(p_step ->> 'kind');
     END IF;
     r := queue.workflow_lock(p_run_id);
     v_queue := '__wf_' || r.workflow_name;

@@ -51,7 +51,7 @@ BEGIN
         RAISE EXCEPTION 'workflow_step row breaks a rule: step_name must be 1 to 256 bytes'
             USING ERRCODE = '23514';
     END IF;
-    IF p_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
+    IF NOT queue.is_step_kind(p_kind) THEN
         RAISE EXCEPTION 'workflow_step row breaks a rule: kind must be run, sleep, wait or child'
             USING ERRCODE = '23514';
     END IF;

@@ -88,7 +88,7 @@ BEGIN
     FOR v_entry IN SELECT e FROM jsonb_array_elements(p_entries) e LOOP
         v_writer := v_entry->>'writer';
         IF jsonb_typeof(v_entry) <> 'object' OR v_writer IS NULL
-           OR (v_writer <> '' AND v_writer !~ '^[a-zA-Z0-9._-]{1,128}$') THEN
+           OR (v_writer <> '' AND NOT queue.is_step_name(v_writer)) THEN
             RAISE EXCEPTION 'entries[%].writer must be "" (the body) or a step name', v_i
                 USING ERRCODE = '22023';
         END IF;

@@ -41,9 +41,7 @@ BEGIN
     END IF;
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
-        END IF;
+        PERFORM queue.check_step_kind(p_step_kind);
     END IF;
     v_delay := coalesce((p_next ->> 'delayMs')::bigint, 0);
     PERFORM queue.check_range('delayMs', v_delay, 0, 31536000000);
@@ -152,9 +150,7 @@ BEGIN
 
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
-        END IF;
+        PERFORM queue.check_step_kind(p_step_kind);
         IF p_state IS NOT NULL THEN
             PERFORM queue.check_run_state('step.state', p_run_id, p_state);
         END IF;
@@ -278,9 +274,7 @@ BEGIN
     END IF;
     IF p_step_name IS NOT NULL THEN
         PERFORM queue.check_step_name(p_step_name);
-        IF p_step_kind IS NULL OR p_step_kind NOT IN ('run', 'sleep', 'wait', 'child') THEN
-            RAISE EXCEPTION 'step kind must be run, sleep, wait or child' USING ERRCODE = '22023';
-        END IF;
+        PERFORM queue.check_step_kind(p_step_kind);
         IF p_state IS NOT NULL THEN
             PERFORM queue.check_run_state('step.state', p_run_id, p_state);
         END IF;
@@ -384,7 +378,7 @@ BEGIN
     IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
         RAISE EXCEPTION 'completions must be a JSON array' USING ERRCODE = '22023';
     END IF;
-    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
+    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 100);
     IF NOT EXISTS (SELECT 1 FROM queue.queue_meta WHERE queue_name = '__wf_' || p_name) THEN
         RAISE EXCEPTION 'workflow "%" has no runs', p_name USING ERRCODE = 'P0002';
     END IF;
@@ -442,8 +436,7 @@ BEGIN
            coalesce(bool_or(
                k.msg_id IS NULL OR k.receipt IS NULL OR k.lease NOT BETWEEN 1 AND 43200
                OR (k.cls IN ('inline', 'finish') AND k.step_name IS NOT NULL
-                   AND (k.step_name !~ '^[a-zA-Z0-9._-]{1,128}$'
-                        OR k.step_kind IS NULL OR k.step_kind NOT IN ('run', 'sleep', 'wait', 'child')))
+                   AND (NOT queue.is_step_name(k.step_name) OR NOT queue.is_step_kind(k.step_kind)))
                OR (k.cls = 'finish'
                    AND (k.result ->> 'status' IS NULL OR k.result ->> 'status' NOT IN ('completed', 'failed')
                         OR (k.result ->> 'status' = 'failed' AND k.result -> 'error' IS NULL)))), false),

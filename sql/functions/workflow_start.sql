@@ -127,7 +127,7 @@ BEGIN
     IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
         RAISE EXCEPTION 'runs must be a JSON array' USING ERRCODE = '22023';
     END IF;
-    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
+    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 100);
     FOR i IN SELECT e.value AS item, e.ordinality::int AS n
                FROM jsonb_array_elements(p_items) WITH ORDINALITY e LOOP
         IF jsonb_typeof(i.item) <> 'object' THEN
@@ -184,7 +184,7 @@ BEGIN
     IF p_items IS NULL OR jsonb_typeof(p_items) <> 'array' THEN
         RAISE EXCEPTION 'runs must be a JSON array' USING ERRCODE = '22023';
     END IF;
-    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 1000);
+    PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 100);
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e
                 WHERE e.value ->> 'idempotencyKey' IS NOT NULL OR queue.workflow_timed(e.value)
                    OR queue.flow_fields(e.value)) THEN

@@ -21,6 +21,12 @@ class NamesMatchTheFunctionsTest {
   private static final List<String> SAMPLES =
       List.of(
           "a",
+          "run",
+          "sleep",
+          "wait",
+          "child",
+          "Run",
+          "runs",
           "orders",
           "onboard-user_2",
           "_x",
@@ -49,6 +55,11 @@ class NamesMatchTheFunctionsTest {
   @Test
   void stepNames() throws SQLException {
     agree("check_step_name", Names::isStepName);
+  }
+
+  @Test
+  void stepKinds() throws SQLException {
+    agree("check_step_kind", Names::isStepKind);
   }
 
   @Test
