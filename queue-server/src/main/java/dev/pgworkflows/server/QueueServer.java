@@ -7,57 +7,22 @@ import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.engine.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.runtime.LongPoll;
-import dev.pgworkflows.engine.internal.runtime.StateWaits;
 import dev.pgworkflows.engine.internal.runtime.StreamFollowers;
 import dev.pgworkflows.engine.internal.runtime.TaskStreams;
-import dev.pgworkflows.engine.internal.runtime.Timers;
 import dev.pgworkflows.engine.internal.runtime.Wakeups;
-import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
 import dev.pgworkflows.engine.internal.store.AuditStore;
-import dev.pgworkflows.engine.internal.store.BlockerStore;
-import dev.pgworkflows.engine.internal.store.OperationsStore;
-import dev.pgworkflows.engine.internal.store.RunStore;
-import dev.pgworkflows.engine.internal.store.RunStreamStore;
-import dev.pgworkflows.engine.internal.store.ScheduleStore;
 import dev.pgworkflows.engine.internal.store.Sql;
-import dev.pgworkflows.engine.internal.store.TaskStore;
-import dev.pgworkflows.engine.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.audit.AuditTrail;
-import dev.pgworkflows.server.internal.db.EmbeddedDatabase;
-import dev.pgworkflows.server.internal.db.Pool;
-import dev.pgworkflows.server.internal.http.AuditRoutes;
+import dev.pgworkflows.server.internal.db.ServerDatabase;
 import dev.pgworkflows.server.internal.http.Auth;
-import dev.pgworkflows.server.internal.http.BlockerRoutes;
-import dev.pgworkflows.server.internal.http.ChainRoutes;
-import dev.pgworkflows.server.internal.http.ChildRoutes;
-import dev.pgworkflows.server.internal.http.CompletionRoutes;
 import dev.pgworkflows.server.internal.http.Exposure;
-import dev.pgworkflows.server.internal.http.FlowRoutes;
-import dev.pgworkflows.server.internal.http.GroupRoutes;
-import dev.pgworkflows.server.internal.http.HealthRoutes;
-import dev.pgworkflows.server.internal.http.JournalRoutes;
-import dev.pgworkflows.server.internal.http.JournalTailRoutes;
-import dev.pgworkflows.server.internal.http.LeaseRoutes;
-import dev.pgworkflows.server.internal.http.MessageRoutes;
 import dev.pgworkflows.server.internal.http.OperatorAudit;
-import dev.pgworkflows.server.internal.http.PollRoutes;
-import dev.pgworkflows.server.internal.http.QueueRoutes;
 import dev.pgworkflows.server.internal.http.RouteScopes;
-import dev.pgworkflows.server.internal.http.RunControlRoutes;
-import dev.pgworkflows.server.internal.http.RunRoutes;
-import dev.pgworkflows.server.internal.http.RunStreamRoutes;
-import dev.pgworkflows.server.internal.http.ScheduleRoutes;
-import dev.pgworkflows.server.internal.http.StartRoutes;
-import dev.pgworkflows.server.internal.http.StateRoutes;
-import dev.pgworkflows.server.internal.http.StreamRoutes;
-import dev.pgworkflows.server.internal.http.TopicRoutes;
-import dev.pgworkflows.server.internal.http.UiRoutes;
+import dev.pgworkflows.server.internal.http.ServerRoutes;
 import dev.pgworkflows.server.internal.http.WebServer;
-import dev.pgworkflows.server.internal.http.WorkerRoutes;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
-import dev.pgworkflows.sql.Migrator;
 import io.javalin.Javalin;
 import io.javalin.config.RoutesConfig;
 import io.opentelemetry.api.OpenTelemetry;
@@ -65,7 +30,6 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -75,7 +39,6 @@ import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -266,46 +229,27 @@ public final class QueueServer implements AutoCloseable {
     audit.configured(config.apiTokens(), auth.presenceOnly());
 
     Tracing tracing = new Tracing(otel);
-    RunStore runs = core.runs();
-    TaskStore tasks = core.tasks();
-    Timers timers = core.timers();
-    StateWaits stateWaits = core.stateWaits();
     streams =
-        new TaskStreams(tasks, longPoll, timers, clock, core.scheduler(), config.maxTaskStreams());
-    WorkerCalls calls = core.calls();
-    StartRoutes startRoutes = new StartRoutes(core.runCalls(), tracing);
-    RunRoutes runRoutes = new RunRoutes(runs, core.runCalls(), tracing);
-    OperationsStore operations = new OperationsStore(sql);
+        new TaskStreams(
+            core.tasks(),
+            longPoll,
+            core.timers(),
+            clock,
+            core.scheduler(),
+            config.maxTaskStreams());
     List<Consumer<RoutesConfig>> routes =
-        List.of(
-            // The worker protocol's and the runs' routes, the busiest, first.
-            new PollRoutes(calls)::register,
-            new StreamRoutes(streams, core.versions(), core.sightings())::register,
-            new CompletionRoutes(core.completions(), calls, streams, clock)::register,
-            new LeaseRoutes(calls, streams)::register,
-            new JournalTailRoutes(calls)::register,
-            new JournalRoutes(calls)::register,
-            new ChainRoutes(core.chainStore(), runs, calls, core.runCalls(), streams, tracing)
-                ::register,
-            runRoutes::registerIndex,
-            startRoutes::register,
-            runRoutes::register,
-            new StateRoutes(runs, core.stateStore(), stateWaits)::register,
-            new RunControlRoutes(operations, runs)::register,
-            new ChildRoutes(calls, tracing)::register,
-            new ScheduleRoutes(new ScheduleStore(sql), core.registrations(), clock)::register,
-            new FlowRoutes(core.flowStore(), calls, core.registrations())::register,
-            new HealthRoutes(sql, core::listening)::register,
-            new UiRoutes()::register,
-            metrics::register,
-            new QueueRoutes(core.queues())::register,
-            new MessageRoutes(core.queues(), longPoll, timers, clock)::register,
-            new GroupRoutes(operations)::register,
-            new TopicRoutes(new TopicStore(sql), core.delivery()::nudge, webhookTargets)::register,
-            new BlockerRoutes(new BlockerStore(sql), config.workerExpiryMs())::register,
-            new RunStreamRoutes(new RunStreamStore(sql), core.streamWrites(), followers)::register,
-            new WorkerRoutes(core.workerStore(), config.workerExpiryMs())::register,
-            new AuditRoutes(auditStore)::register);
+        ServerRoutes.of(
+            core,
+            new ServerRoutes.Parts(
+                sql,
+                streams,
+                followers,
+                metrics,
+                tracing,
+                auditStore,
+                webhookTargets,
+                clock,
+                config.workerExpiryMs()));
     app =
         WebServer.start(
             config.bind(),
@@ -336,61 +280,28 @@ public final class QueueServer implements AutoCloseable {
 
   /** The given database or an embedded one, migrated, and the pool onto it. */
   private HikariDataSource openDatabase(ServerConfig config) {
-    if (config.databaseUrl().isPresent()) {
-      connectionInfo =
-          ConnectionInfo.parse(
-              config.databaseUrl().get(), config.databaseUser(), config.databasePassword());
-    } else {
-      EmbeddedDatabase embedded =
-          EmbeddedDatabase.start(config.dataDir(), config.embeddedPostgresPort());
-      closeables.add(embedded);
+    ServerDatabase db =
+        ServerDatabase.open(
+            new ServerDatabase.Settings(
+                config.databaseUrl(),
+                config.databaseUser(),
+                config.databasePassword(),
+                config.dataDir(),
+                config.embeddedPostgresPort(),
+                config.poolSize(),
+                config.dbStatementTimeoutMs(),
+                config.dbSocketTimeoutMs(),
+                config.maxRetentionDays()),
+            closeables);
+    if (db.embedded()) {
       // As zonky's own hook did (it is off, see EmbeddedDatabase), but in order: a server never
       // closed (a test that forgets to) still stops its PostgreSQL as the JVM exits.
       stopAtExit = new Thread(this::close, "pgworkflows-stop");
       Runtime.getRuntime().addShutdownHook(stopAtExit);
-      // Its superuser with the password it asks for (kept in the data directory's pg-password).
-      connectionInfo = embedded.connectionInfo();
     }
-    HikariDataSource pool =
-        Pool.open(
-            connectionInfo,
-            config.poolSize(),
-            config.dbStatementTimeoutMs(),
-            config.dbSocketTimeoutMs());
-    closeables.add(pool);
-    try {
-      // Not through the pool: a migration that rewrites a large table may rightly take longer
-      // than the pool's statement and socket timeouts allow a request.
-      new Migrator(migrationConnections()).migrate();
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not migrate the database: " + e.getMessage(), e);
-    }
-    try (Connection c = pool.getConnection()) {
-      durability = Durability.read(c);
-      // The ceiling a start through SQL (not this server's routes) applies; several servers
-      // configured apart: the last one started wins.
-      try (PreparedStatement put =
-          c.prepareStatement("SELECT queue.setting_put('max_retention_days', ?)")) {
-        put.setString(1, Integer.toString(config.maxRetentionDays()));
-        put.execute();
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(
-          "could not read the database's settings: " + e.getMessage(), e);
-    }
-    return pool;
-  }
-
-  /** Connections for the migrator: the database's, without the pool's timeouts. */
-  private PGSimpleDataSource migrationConnections() {
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(connectionInfo.jdbcUrl());
-    connectionInfo.user().ifPresent(ds::setUser);
-    connectionInfo.password().ifPresent(ds::setPassword);
-    ds.setApplicationName("pgworkflows-migrator");
-    ds.setConnectTimeout(5);
-    ds.setLoginTimeout(10);
-    return ds;
+    connectionInfo = db.connection();
+    durability = db.durability();
+    return db.pool();
   }
 
   /** Every route as "METHOD /path/{param}", for checking the server against openapi.yaml. */
