@@ -69,11 +69,11 @@ public final class WorkflowClient implements AutoCloseable {
 
   /**
    * A client with no server between it and its database: {@link #start}, {@link #signal}, {@link
-   * #get}, {@link #chainLast}, {@link #awaitResult} and {@link #cancel} are the engine's own calls,
-   * made in this process over connections from {@code dataSource}; the operator's calls (lists,
-   * journals, limits, pauses, schedules, streams) are a server's and throw {@link
-   * UnsupportedOperationException} here. Close it when done: the engine in this process stops when
-   * its last client and worker have closed.
+   * Runs#get}, {@link Runs#chainLast}, {@link Runs#awaitResult} and {@link Runs#cancel} are the
+   * engine's own calls, made in this process over connections from {@code dataSource}; the
+   * operator's calls (lists, journals, limits, pauses, schedules, streams, workers) are a server's
+   * and throw {@link UnsupportedOperationException} here. Close it when done: the engine in this
+   * process stops when its last client and worker have closed.
    */
   public static WorkflowClient connect(DataSource dataSource) {
     if (dataSource == null) {
