@@ -53,17 +53,10 @@ BEGIN
         IF nullif(p_step -> 'state', 'null'::jsonb) IS NOT NULL THEN
             PERFORM queue.check_run_state('step.state', p_run_id, p_step -> 'state');
         END IF;
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at, state,
-                                         state_version)
-        VALUES (p_run_id, p_step ->> 'name',
-                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
-                p_step ->> 'kind', p_step -> 'output', nullif(p_step -> 'error', 'null'::jsonb),
-                greatest(coalesce(v_ct, 1), 1),
-                coalesce((p_step ->> 'startedAt')::timestamptz, now()),
-                nullif(p_step -> 'state', 'null'::jsonb),
-                CASE WHEN nullif(p_step -> 'state', 'null'::jsonb) IS NOT NULL
-                     THEN nextval('queue.workflow_state_version_seq') END)
-        ON CONFLICT DO NOTHING;
+        PERFORM queue.workflow_journal_step(
+            p_run_id, p_step ->> 'name', p_step ->> 'kind', p_step -> 'output',
+            nullif(p_step -> 'error', 'null'::jsonb), v_ct, (p_step ->> 'startedAt')::timestamptz,
+            NULL, nullif(p_step -> 'state', 'null'::jsonb));
     END IF;
 
     -- The key leaves the run before the successor takes it (the key is unique per workflow).

@@ -1,6 +1,68 @@
 -- Completing steps: the journal row, the run's next message or its end, and the ack, in one
 -- transaction.
 
+-- Checks a step before it is journaled: its name and kind, and its change of the run's state
+-- (22023 naming the field).
+CREATE OR REPLACE FUNCTION queue.check_step(p_run_id bigint, p_step_name text, p_step_kind text, p_state jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM queue.check_step_name(p_step_name);
+    PERFORM queue.check_step_kind(p_step_kind);
+    IF p_state IS NOT NULL THEN
+        PERFORM queue.check_run_state('step.state', p_run_id, p_state);
+    END IF;
+END $$;
+
+-- Journals a step as its run's next row, with its attempts, its times (now when not given) and its
+-- change of the run's state; false when the run has a row of that name already, and nothing was
+-- written (a duplicate).
+CREATE OR REPLACE FUNCTION queue.workflow_journal_step(p_run_id bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_attempts integer, p_started_at timestamp with time zone, p_completed_at timestamp with time zone, p_state jsonb)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
+                                     completed_at, state, state_version)
+    VALUES (p_run_id, p_step_name,
+            (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
+            p_step_kind, p_output, p_error, greatest(coalesce(p_attempts, 1), 1),
+            coalesce(p_started_at, now()), coalesce(p_completed_at, now()), p_state,
+            CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
+    ON CONFLICT DO NOTHING;
+    RETURN FOUND;
+END $$;
+
+-- Ends a run with its result ({"status": "completed", "output": ...} or {"status": "failed",
+-- "error": ...}): no message and no wait any more. Answers the run's row as it is then.
+CREATE OR REPLACE FUNCTION queue.workflow_end(p_run_id bigint, p_result jsonb)
+ RETURNS queue.workflow_run
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    r        queue.workflow_run;
+    v_status text := p_result ->> 'status';
+BEGIN
+    IF v_status IS NULL OR v_status NOT IN ('completed', 'failed') THEN
+        RAISE EXCEPTION 'a completion needs next or a result with status completed or failed'
+            USING ERRCODE = '22023';
+    END IF;
+    IF v_status = 'failed' AND p_result -> 'error' IS NULL THEN
+        RAISE EXCEPTION 'a failed result needs an error' USING ERRCODE = '22023';
+    END IF;
+    UPDATE queue.workflow_run wr
+       SET status = v_status::queue.workflow_status,
+           output = CASE WHEN v_status = 'completed' THEN p_result -> 'output' END,
+           error = CASE WHEN v_status = 'failed' THEN p_result -> 'error' END,
+           completed_at = clock_timestamp(),
+           current_msg_id = NULL,
+           wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
+     WHERE wr.run_id = p_run_id
+    RETURNING wr.* INTO r;
+    RETURN r;
+END $$;
+
 -- The fast path of workflow_complete_step for a step whose run goes on at once on the same message;
 -- no row when the general path must answer.
 CREATE OR REPLACE FUNCTION queue.workflow_continue_step(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_step_name text, p_step_kind text, p_output jsonb, p_error jsonb, p_started_at timestamp with time zone, p_next jsonb, p_lease integer, p_state jsonb DEFAULT NULL)
@@ -82,15 +144,8 @@ BEGIN
         IF p_state IS NOT NULL THEN
             PERFORM queue.check_run_state('step.state', p_run_id, p_state);
         END IF;
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state, state_version)
-        VALUES (p_run_id, p_step_name,
-                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
-                p_step_kind, p_output, p_error, greatest(coalesce(v_ct, 1), 1),
-                coalesce(p_started_at, now()), p_state,
-                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
-        ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN
+        IF NOT queue.workflow_journal_step(p_run_id, p_step_name, p_step_kind, p_output, p_error, v_ct,
+                                           p_started_at, NULL, p_state) THEN
             RETURN QUERY SELECT 'duplicate'::text, NULL::bigint, NULL::bigint;
             RETURN;
         END IF;
@@ -149,24 +204,13 @@ BEGIN
     v_due := clock_timestamp() + make_interval(secs => v_delay / 1000.0);
 
     IF p_step_name IS NOT NULL THEN
-        PERFORM queue.check_step_name(p_step_name);
-        PERFORM queue.check_step_kind(p_step_kind);
-        IF p_state IS NOT NULL THEN
-            PERFORM queue.check_run_state('step.state', p_run_id, p_state);
-        END IF;
+        PERFORM queue.check_step(p_run_id, p_step_name, p_step_kind, p_state);
         -- A step with no start of its own starts with this transaction, when it completes; a
         -- sleep completes when it ends, so its row shows its duration.
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         completed_at, state, state_version)
-        VALUES (p_run_id, p_step_name,
-                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
-                p_step_kind, p_output, p_error,
-                greatest(coalesce(queue.read_ct(v_queue, p_msg_id), 1), 1),
-                coalesce(p_started_at, now()),
-                CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due ELSE now() END, p_state,
-                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
-        ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN
+        IF NOT queue.workflow_journal_step(
+                   p_run_id, p_step_name, p_step_kind, p_output, p_error,
+                   queue.read_ct(v_queue, p_msg_id), p_started_at,
+                   CASE WHEN p_step_kind = 'sleep' AND p_next IS NOT NULL THEN v_due END, p_state) THEN
             -- Nothing changed yet: the run keeps its message, still leased to this receipt, and
             -- goes on from its journal (its holder lets the lease run out). An ack here would
             -- leave current_msg_id naming a message gone, and the run handed out never again.
@@ -176,18 +220,7 @@ BEGIN
     END IF;
 
     IF p_next IS NULL THEN
-        v_status := p_result ->> 'status';
-        IF v_status = 'failed' AND p_result -> 'error' IS NULL THEN
-            RAISE EXCEPTION 'a failed result needs an error' USING ERRCODE = '22023';
-        END IF;
-        UPDATE queue.workflow_run wr
-           SET status = v_status::queue.workflow_status,
-               output = CASE WHEN v_status = 'completed' THEN p_result -> 'output' END,
-               error = CASE WHEN v_status = 'failed' THEN p_result -> 'error' END,
-               completed_at = clock_timestamp(),
-               current_msg_id = NULL,
-               wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
-         WHERE wr.run_id = p_run_id;
+        PERFORM queue.workflow_end(p_run_id, p_result);
         PERFORM queue.delete(v_queue, p_msg_id);
         RETURN QUERY SELECT 'ok'::text, NULL::bigint, NULL::bigint;
         RETURN;
@@ -273,39 +306,20 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     IF p_step_name IS NOT NULL THEN
-        PERFORM queue.check_step_name(p_step_name);
-        PERFORM queue.check_step_kind(p_step_kind);
-        IF p_state IS NOT NULL THEN
-            PERFORM queue.check_run_state('step.state', p_run_id, p_state);
-        END IF;
-        INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, error, attempts, started_at,
-                                         state, state_version)
-        VALUES (p_run_id, p_step_name,
-                (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = p_run_id),
-                p_step_kind, p_output, p_error, greatest(v_ct, 1),
-                coalesce(p_started_at, now()), p_state,
-                CASE WHEN p_state IS NOT NULL THEN nextval('queue.workflow_state_version_seq') END)
-        ON CONFLICT DO NOTHING;
-        IF NOT FOUND THEN
+        PERFORM queue.check_step(p_run_id, p_step_name, p_step_kind, p_state);
+        IF NOT queue.workflow_journal_step(p_run_id, p_step_name, p_step_kind, p_output, p_error, v_ct,
+                                           p_started_at, NULL, p_state) THEN
             -- The run keeps its message, as in workflow_complete_step.
             outcome := 'duplicate';
             RETURN NEXT;
             RETURN;
         END IF;
     END IF;
-    IF v_status = 'failed' AND p_result -> 'error' IS NULL THEN
-        RAISE EXCEPTION 'a failed result needs an error' USING ERRCODE = '22023';
-    END IF;
-    UPDATE queue.workflow_run wr
-       SET status = v_status::queue.workflow_status,
-           output = CASE WHEN v_status = 'completed' THEN p_result -> 'output' END,
-           error = CASE WHEN v_status = 'failed' THEN p_result -> 'error' END,
-           completed_at = clock_timestamp(),
-           current_msg_id = NULL,
-           wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL
-     WHERE wr.run_id = p_run_id
-    RETURNING wr.workflow_version, wr.started_at, wr.completed_at, wr.trace_context
-         INTO version, started_at, completed_at, trace_context;
+    r := queue.workflow_end(p_run_id, p_result);
+    version := r.workflow_version;
+    started_at := r.started_at;
+    completed_at := r.completed_at;
+    trace_context := r.trace_context;
     -- The run's message goes; the group's next message, if any, is its head.
     PERFORM queue.lock_group(v_queue, p_run_id::text);
     EXECUTE queue.prepared_sql('wf_end_drop_' || v_queue, 'q_' || v_queue, $q$

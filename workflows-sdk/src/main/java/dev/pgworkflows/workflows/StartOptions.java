@@ -18,8 +18,6 @@ import java.util.Objects;
  * }</pre>
  */
 public final class StartOptions {
-  private static final Duration ONE_YEAR = Duration.ofDays(365);
-
   /** No options: the start is due at once, with the workflow's defaults. */
   static final StartOptions NONE = builder().build();
 
@@ -305,26 +303,12 @@ public final class StartOptions {
       if (idempotencyKey != null && (idempotencyKey.isEmpty() || idempotencyKey.length() > 255)) {
         throw new IllegalArgumentException("idempotency key must be 1 to 255 characters");
       }
-      if (version != null && version < 1) {
-        throw new IllegalArgumentException("version must be >= 1");
-      }
-      if (retentionDays != null && retentionDays < 1) {
-        throw new IllegalArgumentException("retention must be at least one day");
-      }
-      if (concurrencyKey != null && (concurrencyKey.isEmpty() || concurrencyKey.length() > 255)) {
-        throw new IllegalArgumentException("concurrency key must be 1 to 255 characters");
-      }
-      if (priority != null && (priority < 0 || priority > 9)) {
-        throw new IllegalArgumentException("priority must be between 0 and 9");
-      }
+      OptionRules.check(version, retentionDays, concurrencyKey, priority, deadline);
       if (startAt != null && delay != null) {
         throw new IllegalArgumentException("give a start time or a delay, not both");
       }
-      if (delay != null && (delay.isNegative() || delay.compareTo(ONE_YEAR) > 0)) {
+      if (delay != null && (delay.isNegative() || delay.compareTo(OptionRules.ONE_YEAR) > 0)) {
         throw new IllegalArgumentException("delay must be between zero and a year");
-      }
-      if (deadline != null && (deadline.toMillis() < 1 || deadline.compareTo(ONE_YEAR) > 0)) {
-        throw new IllegalArgumentException("deadline must be between a millisecond and a year");
       }
       if (deadline != null && deadlineAt != null) {
         throw new IllegalArgumentException("give a deadline or a deadline time, not both");

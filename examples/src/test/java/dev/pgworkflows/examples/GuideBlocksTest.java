@@ -2,13 +2,23 @@ package dev.pgworkflows.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pgworkflows.server.QueueServer;
+import dev.pgworkflows.server.ServerConfig;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
@@ -17,16 +27,19 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every Java block of the README and the guides compiles, as printed, against this build's API. A
- * block may name things the page leaves to the reader (a mail service, a run id): an HTML comment
- * right above it, {@code <!-- given: ... -->}, declares them as members of the class the block is
- * compiled in; a reader of the page does not see it. The block's own top-level records and
- * interfaces become nested types of that class, its statements the body of a method, or, when it
- * declares methods (a test), members of the class.
+ * Every Java block of the README and the guides compiles, as printed, against this build's API, and
+ * those marked {@code <!-- runs -->} run against a server of this build. A block may name things
+ * the page leaves to the reader (a mail service, a run id): an HTML comment right above it, {@code
+ * <!-- given: ... -->}, declares them as members of the class the block is compiled in; a reader of
+ * the page does not see it. The block's own top-level records and interfaces become nested types of
+ * that class, its statements the body of a method, or, when it declares methods (a test), members
+ * of the class. A block that runs talks to the test's server where the page says {@code
+ * http://localhost:7700}.
  */
-class GuideBlocksCompileTest {
+class GuideBlocksTest {
   private static final String IMPORTS =
       """
       import com.fasterxml.jackson.databind.JsonNode;
@@ -46,7 +59,7 @@ class GuideBlocksCompileTest {
       """;
 
   /** One Java block: where it is, what the page gives it, and its lines. */
-  record Block(String page, int line, String given, List<String> lines) {
+  record Block(String page, int line, String given, boolean runs, List<String> lines) {
     String className() {
       return "Block_" + page.replaceAll("[^A-Za-z0-9]", "_").replaceAll("^_+", "") + "_" + line;
     }
@@ -54,6 +67,54 @@ class GuideBlocksCompileTest {
 
   @Test
   void everyJavaBlockOfTheDocsCompiles() throws IOException {
+    List<Block> blocks = allBlocks();
+    assertThat(blocks).as("Java blocks in the docs").hasSizeGreaterThan(15);
+    compile(blocks, "http://localhost:7700");
+  }
+
+  @Test
+  void theBlocksMarkedToRunRunAgainstAServer(@TempDir Path data) throws Exception {
+    List<Block> marked = allBlocks().stream().filter(Block::runs).toList();
+    assertThat(marked).as("blocks marked <!-- runs -->").hasSizeGreaterThanOrEqualTo(4);
+    try (QueueServer server =
+        QueueServer.start(
+            ServerConfig.from(
+                Map.of(
+                    "WORKFLOWS_PORT", "0",
+                    "WORKFLOWS_EMBEDDED_PG_PORT", "0",
+                    "WORKFLOWS_DATA_DIR", data.toString())))) {
+      Path classes = compile(marked, "http://127.0.0.1:" + server.port());
+      try (URLClassLoader loader =
+          new URLClassLoader(
+              new URL[] {classes.toUri().toURL()}, GuideBlocksTest.class.getClassLoader())) {
+        for (Block b : marked) {
+          var constructor = loader.loadClass(b.className()).getDeclaredConstructor();
+          constructor.setAccessible(true);
+          Object instance = constructor.newInstance();
+          var block = instance.getClass().getDeclaredMethod("block");
+          block.setAccessible(true);
+          ExecutorService one = Executors.newSingleThreadExecutor();
+          try {
+            one.submit(
+                    () -> {
+                      block.invoke(instance);
+                      return null;
+                    })
+                .get(60, TimeUnit.SECONDS);
+          } catch (ExecutionException e) {
+            Throwable cause =
+                e.getCause() instanceof InvocationTargetException i ? i.getCause() : e.getCause();
+            throw new AssertionError(
+                b.page() + " (block at line " + b.line() + ") failed: " + cause, cause);
+          } finally {
+            one.shutdownNow();
+          }
+        }
+      }
+    }
+  }
+
+  private static List<Block> allBlocks() throws IOException {
     List<Block> blocks = new ArrayList<>();
     blocks.addAll(blocks(Path.of("../README.md")));
     try (Stream<Path> pages = Files.list(Path.of("../docs"))) {
@@ -61,12 +122,18 @@ class GuideBlocksCompileTest {
         blocks.addAll(blocks(page));
       }
     }
-    assertThat(blocks).as("Java blocks in the docs").hasSizeGreaterThan(15);
+    return blocks;
+  }
 
+  /**
+   * The blocks compiled into a directory of their own, each talking to {@code url} where the page
+   * says http://localhost:7700; fails naming the page and the line of each error.
+   */
+  private static Path compile(List<Block> blocks, String url) throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     List<JavaFileObject> sources = new ArrayList<>();
     for (Block b : blocks) {
-      sources.add(new Source(b.className(), source(b)));
+      sources.add(new Source(b.className(), source(b).replace("http://localhost:7700", url)));
     }
     DiagnosticCollector<JavaFileObject> problems = new DiagnosticCollector<>();
     Path out = Files.createTempDirectory("guide-blocks");
@@ -100,6 +167,7 @@ class GuideBlocksCompileTest {
             .toList();
     assertThat(errors).as("compile errors in the docs' Java blocks").isEmpty();
     assertThat(ok).isTrue();
+    return out;
   }
 
   private static List<Block> blocks(Path page) throws IOException {
@@ -114,7 +182,10 @@ class GuideBlocksCompileTest {
       for (i = i + 1; i < lines.size() && !lines.get(i).equals("```"); i++) {
         body.add(lines.get(i));
       }
-      out.add(new Block(page.toString(), open + 1, given(lines, open), body));
+      String given = given(lines, open);
+      int above = given.isEmpty() ? open - 1 : open - given.split("\n", -1).length - 3;
+      boolean runs = above >= 0 && lines.get(above).equals("<!-- runs -->");
+      out.add(new Block(page.toString(), open + 1, given, runs, body));
     }
     return out;
   }
