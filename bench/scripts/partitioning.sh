@@ -17,7 +17,8 @@
 # pg_current_wal_insert_lsn(); cluster-wide, so run it on an otherwise idle server):
 #   - the build (insert, VACUUM ANALYZE, index builds) of each layout;
 #   - retention of the oldest 10% of runs and their journal rows. On (a), the sweeper as it is now:
-#     a copy of queue.sweep_workflow_runs (sql/functions/retention.sql, tables renamed) called in
+#     queue.sweep_workflow_runs, read from sql/functions/retention.sql as this checkout has it and
+#     created with the bench tables' names in place of queue's (as is queue.check_range), called in
 #     batches of 1000, one transaction each, until a batch comes back short, as
 #     dev.pgworkflows.sweeper.Sweeper drains it. The first batch runs as the function's statement
 #     under EXPLAIN ANALYZE (the due runs an Index Cond on expires_at, the delete a nested loop
@@ -34,15 +35,6 @@
 #     (planned once, as the functions that SET plan_cache_mode = force_generic_plan do), and an
 #     EXPLAIN (ANALYZE, BUFFERS) of each;
 #   - heap + index sizes of both layouts before and after retention;
-#   - last, for reference, the sweeper as it was before V014, on (a) only: it picked runs by a
-#     filter on completed_at + make_interval(days => retention_days) over an index of end times,
-#     and deleted them with an OR of two IN lists, which the planner answers with a scan of the
-#     whole run table every batch. Its index (run_plain_retention_idx on completed_at, as V012
-#     had it) exists for this variant only and is built just before it runs, so that it cannot
-#     change any plan measured above. As the oldest 10% are gone by then, it is called with a
-#     p_now one partition later (the next ~10% are due): BEFORE_BATCHES (5) batches, their time
-#     per batch and what all the batches of the current function would take at that rate, then
-#     one pass that finds nothing due, with its EXPLAIN ANALYZE.
 #
 # How the data looks: run ids 1..N in start order, started evenly over the 30 days before the
 # script's start; ~90% completed, ~7% failed, ~1% cancelled, ~2% running (all among the newest 3%);
@@ -79,7 +71,6 @@ if ! [[ "$RUNS" =~ ^[0-9]+$ ]] || (( RUNS < 1000 || RUNS % 10 != 0 )); then
 fi
 PART=$(( RUNS / 10 ))
 EXECS=200
-BEFORE_BATCHES=5
 
 PSQL=(psql -X -v ON_ERROR_STOP=1 -P pager=off -P footer=off)
 
@@ -89,12 +80,45 @@ if (( server_version < 170000 )); then
   exit 2
 fi
 
+SWEEPER=$(mktemp)
 cleanup() {
   "${PSQL[@]}" -qc 'DROP SCHEMA IF EXISTS partbench CASCADE' >/dev/null 2>&1 || true
+  rm -f "$SWEEPER"
 }
 trap cleanup EXIT
 
-"${PSQL[@]}" -q -v runs="$RUNS" -v part="$PART" -v execs="$EXECS" -v before_batches="$BEFORE_BATCHES" <<'SQL'
+# A function of sql/functions, from its CREATE line to its end.
+FUNCTIONS="$(cd "$(dirname "$0")/../../sql/functions" && pwd)"
+function_of() {
+  awk -v head="CREATE OR REPLACE FUNCTION $2(" \
+    'index($0, head) == 1 { on = 1 } on { print } on && /^END \$\$;/ { exit }' "$FUNCTIONS/$1"
+}
+# queue's tables and functions under the bench's names.
+to_bench() {
+  sed -e 's/queue\.sweep_workflow_runs(/partbench.sweep_plain(/' \
+      -e 's/queue\.workflow_run /partbench.run_plain /g' \
+      -e 's/queue\.workflow_step /partbench.step_plain /g' \
+      -e 's/queue\.workflow_signal /partbench.signal_plain /g' \
+      -e 's/queue\.check_range(/partbench.check_range(/g' \
+      -e "s/'queue', 'pg_temp'/'partbench', 'pg_temp'/"
+}
+{
+  function_of common.sql queue.check_range | to_bench
+  echo
+  function_of retention.sql queue.sweep_workflow_runs | to_bench
+  echo
+  echo 'PREPARE sweep_current(integer, timestamptz) AS'
+  function_of retention.sql queue.sweep_workflow_runs | to_bench \
+    | sed -n '/^    WITH due AS (/,/^    SELECT count(\*) INTO v_count FROM gone;/p' \
+    | sed -e 's/\bp_limit\b/$1/g' -e 's/\bv_now\b/$2/g' -e 's/ INTO v_count//'
+} > "$SWEEPER"
+if ! grep -q '^CREATE OR REPLACE FUNCTION partbench.sweep_plain(' "$SWEEPER" \
+   || ! grep -q '^PREPARE sweep_current' "$SWEEPER" || grep -q 'queue\.' "$SWEEPER"; then
+  echo "could not take the sweeper from $FUNCTIONS/retention.sql: its shape has changed" >&2
+  exit 1
+fi
+
+"${PSQL[@]}" -q -v runs="$RUNS" -v part="$PART" -v execs="$EXECS" -v sweeper="$SWEEPER" <<'SQL'
 \set QUIET on
 SET client_min_messages = warning;
 -- Index builds only (the server's default is 64MB); the measured statements run with the defaults.
@@ -409,204 +433,19 @@ SELECT * FROM partbench.sizes();
 
 -- ---------------------------------------------------------------------------------------------
 -- Retention of the oldest 10%: p_now is when the newest run of the first partition has expired.
--- pnow_before, when the newest run of the second one has, gives the "before" sweeper (at the end)
--- a due set of its own once the first 10% are gone.
 \echo
 \echo '== retention of the oldest 10% of runs'
 SELECT set_config('partbench.pnow', (max(expires_at) + interval '1 millisecond')::text, false) AS pnow
   FROM partbench.run_plain WHERE run_id <= :part \gset
-SELECT (max(expires_at) + interval '1 millisecond')::text AS pnow_before
-  FROM partbench.run_plain WHERE run_id <= 2 * :part \gset
 SELECT (SELECT count(*) FROM partbench.run_plain WHERE run_id <= :part) AS runs_in_first_partition,
        (SELECT count(*) FROM partbench.run_plain r
          WHERE r.status <> 'running' AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
            AND r.expires_at < :'pnow'::timestamptz) AS runs_past_retention;
 
--- queue.check_range (sql/functions/common.sql), which the sweeper calls first.
-CREATE FUNCTION partbench.check_range(p_what text, p_value bigint, p_lo bigint, p_hi bigint)
- RETURNS void
- LANGUAGE plpgsql
- IMMUTABLE
-AS $$
-BEGIN
-    IF p_value IS NULL OR p_value < p_lo OR p_value > p_hi THEN
-        RAISE EXCEPTION '% must be between % and %, got %', p_what, p_lo, p_hi, coalesce(p_value::text, 'null')
-            USING ERRCODE = '22023';
-    END IF;
-END $$;
-
--- "current": queue.sweep_workflow_runs as sql/functions/retention.sql has it, with queue.workflow_run,
--- workflow_step, workflow_signal and queue.check_range renamed to their partbench copies.
-CREATE FUNCTION partbench.sweep_plain(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
- RETURNS integer
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'partbench', 'pg_temp'
-AS $$
-DECLARE
-    v_count int;
-    -- A value, not clock_timestamp() in the query: a volatile call cannot bound an index scan.
-    v_now   timestamptz := coalesce(p_now, clock_timestamp());
-BEGIN
-    PERFORM partbench.check_range('limit', p_limit, 1, 100000);
-    WITH due AS (
-        SELECT r.run_id, r.expires_at,
-               -- A chain's last run takes the chain's first with it.
-               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
-          FROM partbench.run_plain r
-         WHERE r.status <> 'running'
-           -- A chain's first run is not picked on its own (see anchor).
-           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.expires_at < v_now
-           -- A child outlives its parent's row.
-           AND (r.parent_run_id IS NULL
-                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
-         ORDER BY r.expires_at
-         LIMIT p_limit
-         FOR UPDATE SKIP LOCKED),
-         counted AS (
-        SELECT due.run_id, due.anchor,
-               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
-                   OVER (ORDER BY due.expires_at, due.run_id) AS upto,
-               row_number() OVER (ORDER BY due.expires_at, due.run_id) AS nth
-          FROM due),
-         picked AS (
-        SELECT counted.run_id, counted.anchor FROM counted
-         WHERE counted.upto <= p_limit OR counted.nth = 1),
-         gone AS (
-        -- One list, not two IN tests joined by OR: the planner answers an OR of subqueries with a
-        -- scan of the whole table.
-        DELETE FROM partbench.run_plain w
-         WHERE w.run_id IN (SELECT picked.run_id FROM picked
-                            UNION ALL
-                            SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
-        RETURNING w.run_id),
-         journal AS (
-        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
-         inbox AS (
-        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
-    SELECT count(*) INTO v_count FROM gone;
-    RETURN v_count;
-END $$;
-
--- "before": the function as it was before V014, tables renamed the same way. It picks by a filter
--- on completed_at + make_interval(days => retention_days) over the index of end times
--- (run_plain_retention_idx, built only for it, at the end), compares with coalesce(p_now,
--- clock_timestamp()) in the query, and deletes runs by an OR of two IN lists.
-CREATE FUNCTION partbench.sweep_plain_before(p_limit integer DEFAULT 1000, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
- RETURNS integer
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'partbench', 'pg_temp'
-AS $$
-DECLARE
-    v_count int;
-BEGIN
-    PERFORM partbench.check_range('limit', p_limit, 1, 100000);
-    WITH due AS (
-        SELECT r.run_id, r.completed_at,
-               -- A chain's last run takes the chain's first with it.
-               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
-          FROM partbench.run_plain r
-         WHERE r.status <> 'running'
-           -- A chain's first run is not picked on its own (see anchor).
-           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.completed_at + make_interval(days => r.retention_days) < coalesce(p_now, clock_timestamp())
-           -- A child outlives its parent's row.
-           AND (r.parent_run_id IS NULL
-                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
-         ORDER BY r.completed_at
-         LIMIT p_limit
-         FOR UPDATE SKIP LOCKED),
-         counted AS (
-        SELECT due.run_id, due.anchor,
-               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
-                   OVER (ORDER BY due.completed_at, due.run_id) AS upto,
-               row_number() OVER (ORDER BY due.completed_at, due.run_id) AS nth
-          FROM due),
-         picked AS (
-        SELECT counted.run_id, counted.anchor FROM counted
-         WHERE counted.upto <= p_limit OR counted.nth = 1),
-         gone AS (
-        DELETE FROM partbench.run_plain w
-         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
-            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
-        RETURNING w.run_id),
-         journal AS (
-        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
-         inbox AS (
-        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
-    SELECT count(*) INTO v_count FROM gone;
-    RETURN v_count;
-END $$;
-
--- The statement of each, for EXPLAIN: the function's query with p_limit as $1 and its time
--- (v_now, or p_now) as $2, as PL/pgSQL passes them.
-PREPARE sweep_current(integer, timestamptz) AS
-    WITH due AS (
-        SELECT r.run_id, r.expires_at,
-               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
-          FROM partbench.run_plain r
-         WHERE r.status <> 'running'
-           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.expires_at < $2
-           AND (r.parent_run_id IS NULL
-                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
-         ORDER BY r.expires_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED),
-         counted AS (
-        SELECT due.run_id, due.anchor,
-               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
-                   OVER (ORDER BY due.expires_at, due.run_id) AS upto,
-               row_number() OVER (ORDER BY due.expires_at, due.run_id) AS nth
-          FROM due),
-         picked AS (
-        SELECT counted.run_id, counted.anchor FROM counted
-         WHERE counted.upto <= $1 OR counted.nth = 1),
-         gone AS (
-        DELETE FROM partbench.run_plain w
-         WHERE w.run_id IN (SELECT picked.run_id FROM picked
-                            UNION ALL
-                            SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
-        RETURNING w.run_id),
-         journal AS (
-        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
-         inbox AS (
-        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
-    SELECT count(*) FROM gone;
-PREPARE sweep_before(integer, timestamptz) AS
-    WITH due AS (
-        SELECT r.run_id, r.completed_at,
-               CASE WHEN r.chain_first IS NOT NULL AND r.continued_to IS NULL THEN r.chain_first END AS anchor
-          FROM partbench.run_plain r
-         WHERE r.status <> 'running'
-           AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-           AND r.completed_at + make_interval(days => r.retention_days) < coalesce($2, clock_timestamp())
-           AND (r.parent_run_id IS NULL
-                OR NOT EXISTS (SELECT 1 FROM partbench.run_plain p WHERE p.run_id = r.parent_run_id))
-         ORDER BY r.completed_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED),
-         counted AS (
-        SELECT due.run_id, due.anchor,
-               sum(CASE WHEN due.anchor IS NULL THEN 1 ELSE 2 END)
-                   OVER (ORDER BY due.completed_at, due.run_id) AS upto,
-               row_number() OVER (ORDER BY due.completed_at, due.run_id) AS nth
-          FROM due),
-         picked AS (
-        SELECT counted.run_id, counted.anchor FROM counted
-         WHERE counted.upto <= $1 OR counted.nth = 1),
-         gone AS (
-        DELETE FROM partbench.run_plain w
-         WHERE w.run_id IN (SELECT picked.run_id FROM picked)
-            OR w.run_id IN (SELECT picked.anchor FROM picked WHERE picked.anchor IS NOT NULL)
-        RETURNING w.run_id),
-         journal AS (
-        DELETE FROM partbench.step_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone)),
-         inbox AS (
-        DELETE FROM partbench.signal_plain s WHERE s.run_id IN (SELECT gone.run_id FROM gone))
-    SELECT count(*) FROM gone;
+-- The sweeper and the range check it calls first, as sql/functions has them (tables renamed), and
+-- its statement for EXPLAIN, with p_limit as $1 and v_now as $2 as PL/pgSQL passes them: written
+-- by the shell above into a file of their own.
+\i :sweeper
 
 -- The sweeper's drain: batches of 1000, each its own transaction, until one comes back short
 -- (or p_max batches).
@@ -810,49 +649,6 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE run_by_id(:probe);
 RESET plan_cache_mode;
 \t off
 \pset format aligned
-
--- ---------------------------------------------------------------------------------------------
--- The sweeper as it was before V014, for reference, on the plain layout only and last of all, so
--- that its index and its deletes touch none of the figures above. The oldest 10% are gone by now,
--- so it is given the next partition's worth: p_now is when the newest run of the second 10% has
--- expired.
-\echo
-\echo '== retention before V014, for reference (plain layout; after everything above)'
-\t on
-\pset format unaligned
-SELECT partbench.mark() \gset
-CREATE INDEX run_plain_retention_idx ON partbench.run_plain (completed_at)
-    WHERE status <> 'running' AND (chain_first IS NULL OR run_id <> chain_first);
-SELECT partbench.took('plain: index of end times (for the before function only)');
-SELECT 'runs due at p_now one partition later: ' || count(*)
-  FROM partbench.run_plain r
- WHERE r.status <> 'running' AND (r.chain_first IS NULL OR r.run_id <> r.chain_first)
-   AND r.completed_at + make_interval(days => r.retention_days) < :'pnow_before'::timestamptz;
-\echo '-- (a) plain: the sweeper before V014,' :before_batches 'batches of 1000 runs, one transaction each'
-CHECKPOINT;
-SELECT partbench.mark() \gset
-CALL partbench.sweep_loop('sweep_plain_before', :before_batches, :'pnow_before'::timestamptz);
-SELECT partbench.took(format('plain: sweeper DELETE, before function, %s batches',
-                             (SELECT count(*) FROM partbench.sweep_log WHERE fn = 'sweep_plain_before')));
-\t off
-\pset format aligned
-\echo '-- per batch, before function'
-SELECT * FROM partbench.sweep_stats('sweep_plain_before');
-SELECT CASE WHEN m.median_ms IS NULL THEN 'the before function deleted no full batch: no projection'
-            ELSE 'the before function on the ' || n.batches || ' batches the current one took would take about '
-                 || round(n.batches * m.median_ms / 1000) || ' s (batches x its median)' END AS projection
-  FROM (SELECT count(*) + 1 AS batches FROM partbench.sweep_log WHERE fn = 'sweep_plain') n,
-       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric AS median_ms
-          FROM partbench.sweep_log WHERE fn = 'sweep_plain_before' AND runs = 1000) m;
-\echo '-- (a) plain: a sweeper pass that finds nothing due (p_now = script start), before function'
-\t on
-\pset format unaligned
-SELECT partbench.mark() \gset
-SELECT 'runs swept: ' || partbench.sweep_plain_before(1000, :'base'::timestamptz);
-SELECT partbench.took('plain: idle sweeper pass (nothing due), before function');
-\t off
-\pset format aligned
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE sweep_before(1000, :'base');
 
 \echo
 \echo '== summary of timed steps'

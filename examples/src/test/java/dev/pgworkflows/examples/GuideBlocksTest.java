@@ -7,12 +7,16 @@ import dev.pgworkflows.server.ServerConfig;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -31,22 +35,29 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every Java block of the README and the guides compiles, as printed, against this build's API, and
- * those marked {@code <!-- runs -->} run against a server of this build. A block may name things
- * the page leaves to the reader (a mail service, a run id): an HTML comment right above it, {@code
- * <!-- given: ... -->}, declares them as members of the class the block is compiled in; a reader of
- * the page does not see it. The block's own top-level records and interfaces become nested types of
- * that class, its statements the body of a method, or, when it declares methods (a test), members
- * of the class. A block that runs talks to the test's server where the page says {@code
- * http://localhost:7700}.
+ * those marked {@code <!-- runs -->} run against a server of this build, a fresh one for each page.
+ * A block may name things the page leaves to the reader (a mail service, a run id): an HTML comment
+ * right above it, {@code <!-- given: ... -->}, declares them as members of the class the block is
+ * compiled in (a {@code setup()} among them runs before the block); a reader of the page does not
+ * see it. An HTML comment right below a block that runs, {@code <!-- then: ... -->}, holds the
+ * statements that run after it: what checks that the block did what the page says. The block's own
+ * top-level records and interfaces become nested types of that class, its statements the body of a
+ * method, or, when it declares methods (a test), members of the class, whose tests are run. A block
+ * that runs talks to its page's server where the page says {@code http://localhost:7700}.
  */
 class GuideBlocksTest {
   private static final String IMPORTS =
       """
+      import static org.assertj.core.api.Assertions.assertThat;
+
       import com.fasterxml.jackson.databind.JsonNode;
       import com.zaxxer.hikari.HikariConfig;
       import com.zaxxer.hikari.HikariDataSource;
       import dev.pgworkflows.testkit.*;
       import dev.pgworkflows.workflows.*;
+      import java.net.URI;
+      import java.net.http.HttpClient;
+      import java.net.http.HttpRequest;
       import java.net.http.HttpResponse;
       import java.nio.file.Files;
       import java.nio.file.Path;
@@ -59,7 +70,7 @@ class GuideBlocksTest {
       """;
 
   /** One Java block: where it is, what the page gives it, and its lines. */
-  record Block(String page, int line, String given, boolean runs, List<String> lines) {
+  record Block(String page, int line, String given, boolean runs, List<String> lines, String then) {
     String className() {
       return "Block_" + page.replaceAll("[^A-Za-z0-9]", "_").replaceAll("^_+", "") + "_" + line;
     }
@@ -75,42 +86,66 @@ class GuideBlocksTest {
   @Test
   void theBlocksMarkedToRunRunAgainstAServer(@TempDir Path data) throws Exception {
     List<Block> marked = allBlocks().stream().filter(Block::runs).toList();
-    assertThat(marked).as("blocks marked <!-- runs -->").hasSizeGreaterThanOrEqualTo(4);
-    try (QueueServer server =
-        QueueServer.start(
-            ServerConfig.from(
-                Map.of(
-                    "WORKFLOWS_PORT", "0",
-                    "WORKFLOWS_EMBEDDED_PG_PORT", "0",
-                    "WORKFLOWS_DATA_DIR", data.toString())))) {
-      Path classes = compile(marked, "http://127.0.0.1:" + server.port());
-      try (URLClassLoader loader =
-          new URLClassLoader(
-              new URL[] {classes.toUri().toURL()}, GuideBlocksTest.class.getClassLoader())) {
-        for (Block b : marked) {
-          var constructor = loader.loadClass(b.className()).getDeclaredConstructor();
-          constructor.setAccessible(true);
-          Object instance = constructor.newInstance();
-          var block = instance.getClass().getDeclaredMethod("block");
-          block.setAccessible(true);
-          ExecutorService one = Executors.newSingleThreadExecutor();
-          try {
-            one.submit(
-                    () -> {
-                      block.invoke(instance);
-                      return null;
-                    })
-                .get(60, TimeUnit.SECONDS);
-          } catch (ExecutionException e) {
-            Throwable cause =
-                e.getCause() instanceof InvocationTargetException i ? i.getCause() : e.getCause();
-            throw new AssertionError(
-                b.page() + " (block at line " + b.line() + ") failed: " + cause, cause);
-          } finally {
-            one.shutdownNow();
+    assertThat(marked).as("blocks marked <!-- runs -->").hasSizeGreaterThanOrEqualTo(14);
+    Map<String, List<Block>> byPage = new LinkedHashMap<>();
+    marked.forEach(b -> byPage.computeIfAbsent(b.page(), p -> new ArrayList<>()).add(b));
+    for (var page : byPage.entrySet()) {
+      Path dir = data.resolve(Path.of(page.getKey()).getFileName().toString());
+      try (QueueServer server =
+          QueueServer.start(
+              ServerConfig.from(
+                  Map.of(
+                      "WORKFLOWS_PORT", "0",
+                      "WORKFLOWS_EMBEDDED_PG_PORT", "0",
+                      "WORKFLOWS_DATA_DIR", dir.toString())))) {
+        Path classes = compile(page.getValue(), "http://127.0.0.1:" + server.port());
+        try (URLClassLoader loader =
+            new URLClassLoader(
+                new URL[] {classes.toUri().toURL()}, GuideBlocksTest.class.getClassLoader())) {
+          for (Block b : page.getValue()) {
+            run(b, loader.loadClass(b.className()));
           }
         }
       }
+    }
+  }
+
+  /** Runs a block's setup, then the block (or its tests), on a thread of its own, within 90 s. */
+  private static void run(Block b, Class<?> type) throws Exception {
+    var constructor = type.getDeclaredConstructor();
+    constructor.setAccessible(true);
+    Object instance = constructor.newInstance();
+    List<Method> steps = new ArrayList<>();
+    for (String name : List.of("setup", "block")) {
+      Arrays.stream(type.getDeclaredMethods())
+          .filter(m -> m.getName().equals(name) && m.getParameterCount() == 0)
+          .forEach(steps::add);
+    }
+    Arrays.stream(type.getDeclaredMethods())
+        .filter(m -> m.isAnnotationPresent(Test.class))
+        .sorted(Comparator.comparing(Method::getName))
+        .forEach(steps::add);
+    assertThat(steps)
+        .as("%s (block at line %d) has something to run", b.page(), b.line())
+        .isNotEmpty();
+    ExecutorService one = Executors.newSingleThreadExecutor();
+    try {
+      one.submit(
+              () -> {
+                for (Method m : steps) {
+                  m.setAccessible(true);
+                  m.invoke(instance);
+                }
+                return null;
+              })
+          .get(90, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause =
+          e.getCause() instanceof InvocationTargetException i ? i.getCause() : e.getCause();
+      throw new AssertionError(
+          b.page() + " (block at line " + b.line() + ") failed: " + cause, cause);
+    } finally {
+      one.shutdownNow();
     }
   }
 
@@ -185,7 +220,7 @@ class GuideBlocksTest {
       String given = given(lines, open);
       int above = given.isEmpty() ? open - 1 : open - given.split("\n", -1).length - 3;
       boolean runs = above >= 0 && lines.get(above).equals("<!-- runs -->");
-      out.add(new Block(page.toString(), open + 1, given, runs, body));
+      out.add(new Block(page.toString(), open + 1, given, runs, body, then(lines, i)));
     }
     return out;
   }
@@ -205,7 +240,19 @@ class GuideBlocksTest {
     return String.join("\n", lines.subList(start + 1, open - 1));
   }
 
-  /** The block as a class: its types nested, its statements a method's body. */
+  /** The statements of the {@code <!-- then: ... -->} comment right below line {@code close}. */
+  private static String then(List<String> lines, int close) {
+    if (close + 1 >= lines.size() || !lines.get(close + 1).equals("<!-- then:")) {
+      return "";
+    }
+    int end = close + 2;
+    while (end < lines.size() && !lines.get(end).equals("-->")) {
+      end++;
+    }
+    return String.join("\n", lines.subList(close + 2, end));
+  }
+
+  /** The block as a class: its types nested, its statements (and then's) a method's body. */
   static String source(Block b) {
     List<String> types = new ArrayList<>();
     List<String> rest = new ArrayList<>();
@@ -233,6 +280,7 @@ class GuideBlocksTest {
     }
     rest.forEach(t -> s.append(t).append('\n'));
     if (!members) {
+      s.append(b.then()).append('\n');
       s.append("}\n");
     }
     return s.append("}\n").toString();
