@@ -12,7 +12,7 @@ AS $$
                  'workflow_start', 'workflow_start_batch', 'workflow_signal', 'workflow_cancel',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_list',
                  'workflow_chain', 'workflow_chain_last', 'workflow_children', 'workflow_journal',
-                 'workflow_signals', 'workflow_state', 'workflow_states',
+                 'workflow_signals', 'workflow_state', 'workflow_states', 'workflow_cancel_on_rules',
                  'run_stream_read', 'run_stream_list'];
 $$;
 
@@ -31,6 +31,7 @@ AS $$
                  'workflow_start_leased', 'workflow_journal', 'workflow_journal_after', 'workflow_journal_with_aside',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
                  'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
+                 'workflow_set_cancel_on', 'workflow_cancel_on_rules',
                  'set_concurrency_limit',
                  -- the background jobs
                  'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',

@@ -88,6 +88,7 @@ $$;
 
 -- Fans a message out to every matching subscription in the caller's transaction; one row per
 -- subscription reached. A queue subscription to a workflow's queue starts a run, as a send does.
+-- Then the runs that workflows' cancel-on rules cancel for the message, a row each (type cancel).
 CREATE OR REPLACE FUNCTION queue.publish(p_topic text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(subscription_id bigint, target_type text, target text, id bigint)
  LANGUAGE plpgsql
@@ -121,6 +122,13 @@ BEGIN
     IF v_http THEN
         PERFORM queue.notify_once('#outbox');
     END IF;
+    -- The runs workflows' cancel-on rules cancel for this message: a row each, of type cancel,
+    -- naming the workflow and the run.
+    FOR target, id IN SELECT k.workflow_name, k.run_id FROM queue.workflow_cancel_by_topic(p_topic, p_body) k LOOP
+        subscription_id := NULL;
+        target_type := 'cancel';
+        RETURN NEXT;
+    END LOOP;
 END $$;
 
 -- Leases up to p_limit due webhook deliveries and counts the attempt; a deliverer that dies loses

@@ -2,7 +2,8 @@
 
 -- Sends a caller's signal to a run (see workflow_deliver): delivered now when it fits the run's
 -- wait, otherwise buffered for a later wait. Event names starting with "__" are the engine's own.
--- A run that continued as new passes the signal to its chain's running run.
+-- A run that continued as new passes the signal to its chain's running run. A signal that one of
+-- the workflow's cancel-on rules names and matches cancels the run (outcome cancelled).
 CREATE OR REPLACE FUNCTION queue.workflow_signal(p_run_id bigint, p_event text, p_payload jsonb, p_key text DEFAULT NULL::text)
  RETURNS TABLE(outcome text, signal_id bigint, workflow_name text)
  LANGUAGE plpgsql
@@ -35,6 +36,15 @@ BEGIN
         EXIT WHEN v_last IS NULL OR v_last = v_run;
         v_run := v_last;
     END LOOP;
+    -- A signal that one of the workflow's cancel-on rules names cancels the run it went to.
+    IF d.outcome IN ('delivered', 'buffered')
+       AND EXISTS (SELECT 1 FROM queue.workflow_cancel_on c
+                    WHERE c.workflow_name = d.workflow_name AND c.event = p_event AND c.source = 'signal')
+       AND queue.workflow_cancelled_by_signal(queue.workflow_lock(v_run), p_event, p_payload) THEN
+        PERFORM * FROM queue.workflow_cancel(v_run);
+        RETURN QUERY SELECT 'cancelled'::text, d.signal_id, d.workflow_name;
+        RETURN;
+    END IF;
     RETURN QUERY SELECT d.outcome, d.signal_id, d.workflow_name;
 END $$;
 

@@ -96,11 +96,19 @@ class EmbeddedServerSignalsTest {
       assertThat(server.postmaster()).isEmpty();
       assertThat(data.resolve("postgres").resolve("postmaster.pid")).doesNotExist();
       String log = server.log();
+      // A connection that carries no bytes for a quarter of a second while the server stops is
+      // closed by design (WebServer's shutdown idle timeout), and Jetty says so with the
+      // TimeoutException's name: on a busy machine the trickled body or a kept-alive connection
+      // can meet it. Any other exception is a fault.
+      String withoutIdleCloses =
+          log.lines()
+              .filter(l -> !l.contains("TimeoutException: Idle timeout expired"))
+              .collect(java.util.stream.Collectors.joining("\n"));
       assertThat(log)
           .doesNotContain("terminating connection due to administrator command")
           .doesNotContain("LISTEN connection lost")
-          .doesNotContain("Response does not exist")
-          .doesNotContain("Exception");
+          .doesNotContain("Response does not exist");
+      assertThat(withoutIdleCloses).doesNotContain("Exception");
       assertThat(log.indexOf("stopping: ")).isNotNegative();
       assertThat(log.indexOf("embedded PostgreSQL stopped"))
           .as("PostgreSQL stops after the server's other parts:\n%s", log)

@@ -29,10 +29,12 @@ public final class Workflow<I, O> {
   private final WorkflowBody<I, O> body;
   private final List<Schedule> schedules;
   private final Integer concurrency;
+  private final List<CancelOn> cancelOn;
 
   private Workflow(Builder<I, O> b, WorkflowBody<I, O> body) {
     this.schedules = List.copyOf(b.schedules);
     this.concurrency = b.concurrency;
+    this.cancelOn = List.copyOf(b.cancelOn);
     this.name = b.name;
     this.version = b.version;
     this.retention = b.retention;
@@ -71,6 +73,7 @@ public final class Workflow<I, O> {
     private Duration deadline;
     private final List<Schedule> schedules = new ArrayList<>();
     private Integer concurrency;
+    private final List<CancelOn> cancelOn = new ArrayList<>();
 
     private Builder(String name, Type inputType, Type outputType) {
       this.name = checkName(name);
@@ -149,6 +152,24 @@ public final class Workflow<I, O> {
       return this;
     }
 
+    /**
+     * Cancels runs of this workflow when {@code event} comes (a signal to a run, or a message on a
+     * topic; see {@link CancelOn}); at most 20 such rules. A worker sets its definition's rules on
+     * the server when it starts ({@code PUT /v1/workflows/{name}/cancel-on}, with the worker's own
+     * token), replacing the workflow's rules, so the last deploy's hold; a deploy whose code has
+     * none leaves the rules as they were ({@code PUT} {@code {"rules": []}} removes them).
+     */
+    public Builder<I, O> cancelOn(CancelOn event) {
+      if (event == null) {
+        throw new IllegalArgumentException("cancelOn must not be null");
+      }
+      if (cancelOn.size() == 20) {
+        throw new IllegalArgumentException("a workflow has at most 20 cancel-on rules");
+      }
+      cancelOn.add(event);
+      return this;
+    }
+
     public Workflow<I, O> run(WorkflowBody<I, O> body) {
       if (body == null) {
         throw new IllegalArgumentException("body must not be null");
@@ -196,12 +217,25 @@ public final class Workflow<I, O> {
     return concurrency;
   }
 
+  /** The events that cancel its runs (see {@link Builder#cancelOn}). */
+  public List<CancelOn> cancelOn() {
+    return cancelOn;
+  }
+
   /**
    * Starts a worker that takes this workflow's runs (from a task stream or by long polls) until
    * closed.
    */
   public Worker serve(WorkerOptions options) {
     return TaskWorker.start(
-        new Definition<>(name, version, inputType, body, schedules, concurrency), options);
+        new Definition<>(
+            name,
+            version,
+            inputType,
+            body,
+            schedules,
+            concurrency,
+            cancelOn.stream().map(CancelOn::rule).toList()),
+        options);
   }
 }

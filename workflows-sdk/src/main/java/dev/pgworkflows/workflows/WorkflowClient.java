@@ -126,7 +126,8 @@ public final class WorkflowClient implements AutoCloseable {
 
   /**
    * Result of a signal: {@code outcome} is {@code delivered} (it fit the run's wait), {@code
-   * buffered} (kept in the run's inbox for a later wait) or {@code duplicate} (its idempotency key
+   * buffered} (kept in the run's inbox for a later wait), {@code cancelled} (one of the workflow's
+   * cancel-on rules names it, and it cancelled the run) or {@code duplicate} (its idempotency key
    * was sent before; nothing new stored).
    */
   public record SignalResult(long signalId, String outcome) {
@@ -140,6 +141,11 @@ public final class WorkflowClient implements AutoCloseable {
 
     public boolean duplicate() {
       return "duplicate".equals(outcome);
+    }
+
+    /** Whether the signal cancelled the run, by one of its workflow's cancel-on rules. */
+    public boolean cancelled() {
+      return "cancelled".equals(outcome);
     }
   }
 

@@ -5,6 +5,7 @@ import dev.pgworkflows.engine.internal.checks.FlowChecks;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.store.FlowStore;
+import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
@@ -14,8 +15,9 @@ import io.javalin.http.Context;
 
 /**
  * Flow control: a workflow's concurrency limit per key (set by an operator, or by a worker from its
- * definition), one key's own limit in place of it, a key's rate limit, and a worker's report that a
- * step was rate-limited (which holds every run of the run's key back).
+ * definition), one key's own limit in place of it, a key's rate limit, a worker's report that a
+ * step was rate-limited (which holds every run of the run's key back), and the cancel-on rules a
+ * worker sets from its definition.
  */
 public final class FlowRoutes {
   private final FlowStore store;
@@ -32,6 +34,8 @@ public final class FlowRoutes {
     routes.get("/v1/workflows/{name}/concurrency", this::concurrency);
     routes.put("/v1/workflows/{name}/concurrency", this::setConcurrency);
     routes.put("/v1/workflows/{name}/code-concurrency", this::setCodeConcurrency);
+    routes.get("/v1/workflows/{name}/cancel-on", this::cancelOn);
+    routes.put("/v1/workflows/{name}/cancel-on", this::setCancelOn);
     routes.get("/v1/workflows/{name}/concurrency/{key}", this::keyConcurrency);
     routes.put("/v1/workflows/{name}/concurrency/{key}", this::setKeyConcurrency);
     routes.delete("/v1/workflows/{name}/concurrency/{key}", this::removeKeyConcurrency);
@@ -63,6 +67,16 @@ public final class FlowRoutes {
     String name = Params.workflow(ctx);
     ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
     JsonBodies.respond(ctx, 200, registrations.concurrency(name, req));
+  }
+
+  private void cancelOn(Context ctx) {
+    JsonBodies.respond(ctx, 200, registrations.cancelOn(Params.workflow(ctx)));
+  }
+
+  private void setCancelOn(Context ctx) {
+    String name = Params.workflow(ctx);
+    CancelOnRules req = JsonBodies.read(ctx, CancelOnRules.class);
+    JsonBodies.respond(ctx, 200, registrations.cancelOn(name, req));
   }
 
   private void keyConcurrency(Context ctx) {

@@ -83,6 +83,8 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/schedules", WORKER),
           // A worker sets the concurrency limit of its workflow's definition.
           Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
+          Map.entry("GET /v1/workflows/{name}/cancel-on", READ),
+          Map.entry("PUT /v1/workflows/{name}/cancel-on", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Steps and bodies append to their run's streams.
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/streams/{stream}", WORKER),

@@ -11,7 +11,6 @@ import io.javalin.http.Context;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -144,14 +143,14 @@ public final class TopicRoutes {
     if (req.body() == null) {
       throw ApiException.badRequest("body", "body is required (JSON null is allowed)");
     }
-    List<TopicStore.Fanout> out =
+    TopicStore.Published out =
         store.publish(
             topic,
             Json.write(req.body()),
             req.headers() == null ? null : Json.write(req.headers()));
-    if (out.stream().anyMatch(f -> f.type().startsWith("http"))) {
+    if (out.deliveries().stream().anyMatch(f -> f.type().startsWith("http"))) {
       deliveryNudge.run();
     }
-    JsonBodies.respond(ctx, 201, Map.of("deliveries", out));
+    JsonBodies.respond(ctx, 201, out);
   }
 }

@@ -1,10 +1,15 @@
 package dev.pgworkflows.engine.internal.runtime;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.ScheduleChecks;
 import dev.pgworkflows.engine.internal.checks.WorkerChecks;
+import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
+import dev.pgworkflows.protocol.CancelOnRule;
+import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.ScheduleRequest;
@@ -16,7 +21,8 @@ import java.util.List;
 /**
  * What a worker registers from its workflow's definition as it starts: the schedules declared in
  * code (source {@code code}, replacing the ones registered before) and the workflow's concurrency
- * limit. Every field is checked before any I/O.
+ * limit and cancel-on rules. Every field is checked before any I/O (the cancel-on rules' by the
+ * function that stores them, which refuses a bad one before it changes anything).
  */
 public final class CodeRegistrations {
   public static final int MAX_REGISTERED = 100;
@@ -71,5 +77,27 @@ public final class CodeRegistrations {
     }
     WorkerChecks.range("limit", req.limit(), 1, 1, 100_000);
     return new ConcurrencyLimit(workflow, flow.setConcurrencyLimit(workflow, req.limit()));
+  }
+
+  /** Replaces the cancel-on rules of {@code workflow}'s definition; answers them as stored. */
+  public CancelOnRules cancelOn(String workflow, CancelOnRules req) {
+    if (req.rules() == null) {
+      throw ApiException.badRequest("rules", "rules is required ([] removes them all)");
+    }
+    return rules(workflow, flow.setCancelOn(workflow, Json.write(req.rules())));
+  }
+
+  /** The cancel-on rules of {@code workflow}. */
+  public CancelOnRules cancelOn(String workflow) {
+    return rules(workflow, flow.cancelOn(workflow));
+  }
+
+  private static CancelOnRules rules(String workflow, String json) {
+    try {
+      return new CancelOnRules(
+          workflow, Json.MAPPER.readValue(json, new TypeReference<List<CancelOnRule>>() {}));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the stored cancel-on rules do not read back: " + json, e);
+    }
   }
 }

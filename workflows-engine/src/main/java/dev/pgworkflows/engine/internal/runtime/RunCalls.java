@@ -144,7 +144,7 @@ public final class RunCalls {
       case "not running" ->
           throw ApiException.conflict(
               "run " + runId + " has ended: " + run(name, runId).run().status());
-      case "delivered", "buffered" -> events.signalled(name, event);
+      case "delivered", "buffered", "cancelled" -> events.signalled(name, event);
       default -> {
         // duplicate: answered as such, counted the first time
       }

@@ -27,6 +27,26 @@ public final class FlowStore {
         .orElse(null);
   }
 
+  /**
+   * Replaces a workflow's cancel-on rules ({@code rules}, a JSON array as {@code
+   * queue.workflow_set_cancel_on} takes it); answers them as stored, a JSON array.
+   */
+  public String setCancelOn(String workflow, String rules) {
+    return sql.one(
+            "SELECT queue.workflow_set_cancel_on(?, ?::jsonb), queue.workflow_cancel_on_rules(?)",
+            rs -> rs.getString(2),
+            workflow,
+            rules,
+            workflow)
+        .orElseThrow();
+  }
+
+  /** A workflow's cancel-on rules, a JSON array ([] when it has none). */
+  public String cancelOn(String workflow) {
+    return sql.one("SELECT queue.workflow_cancel_on_rules(?)", rs -> rs.getString(1), workflow)
+        .orElseThrow();
+  }
+
   /** A workflow's concurrency limit, empty when it has none. */
   public Optional<Integer> concurrencyLimit(String workflow) {
     return sql.one(

@@ -2,6 +2,7 @@ package dev.pgworkflows.engine.internal.store;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Subscriptions and publishing, through the functions of sql/functions/topics.sql. */
@@ -19,6 +20,12 @@ public final class TopicStore {
 
   /** Where one publish went. */
   public record Fanout(long subscriptionId, String type, String target, long id) {}
+
+  /** A run a workflow's cancel-on rule cancelled for a published message. */
+  public record CancelledRun(String workflow, long runId) {}
+
+  /** Where a published message went, and the runs it cancelled. */
+  public record Published(List<Fanout> deliveries, List<CancelledRun> cancelled) {}
 
   private final Sql sql;
 
@@ -65,12 +72,21 @@ public final class TopicStore {
     return sql.one("SELECT queue.unsubscribe(?::bigint)", rs -> rs.getBoolean(1), id).orElseThrow();
   }
 
-  public List<Fanout> publish(String topic, String body, String headers) {
-    return sql.list(
+  public Published publish(String topic, String body, String headers) {
+    List<Fanout> deliveries = new ArrayList<>();
+    List<CancelledRun> cancelled = new ArrayList<>();
+    sql.list(
         "SELECT * FROM queue.publish(?, ?::jsonb, ?::jsonb)",
-        rs -> new Fanout(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)),
+        rs -> {
+          if ("cancel".equals(rs.getString(2))) {
+            return cancelled.add(new CancelledRun(rs.getString(3), rs.getLong(4)));
+          }
+          return deliveries.add(
+              new Fanout(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+        },
         topic,
         body,
         headers);
+    return new Published(deliveries, cancelled);
   }
 }

@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
@@ -138,6 +139,12 @@ public final class HttpWorkerTransport implements WorkerTransport {
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     transport.send(
         "PUT", "/v1/workflows/" + workflow + "/code-concurrency", limit, Duration.ofSeconds(30));
+  }
+
+  @Override
+  public void setCancelOn(String workflow, CancelOnRules rules) {
+    transport.send(
+        "PUT", "/v1/workflows/" + workflow + "/cancel-on", rules, Duration.ofSeconds(30));
   }
 
   @Override

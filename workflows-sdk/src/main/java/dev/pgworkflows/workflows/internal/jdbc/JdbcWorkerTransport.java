@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.jdbc;
 import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
+import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionAnswers;
 import dev.pgworkflows.protocol.CompletionBatch;
@@ -157,6 +158,11 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     EngineErrors.call(() -> engine.registrations().concurrency(workflow, limit));
+  }
+
+  @Override
+  public void setCancelOn(String workflow, CancelOnRules rules) {
+    EngineErrors.call(() -> engine.registrations().cancelOn(workflow, rules));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.link;
 
+import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionBatch;
 import dev.pgworkflows.protocol.CompletionOutcome;
@@ -68,6 +69,8 @@ public interface WorkerTransport extends AutoCloseable {
   void registerSchedules(String workflow, ScheduleRegistration schedules);
 
   void setCodeConcurrency(String workflow, ConcurrencyLimit limit);
+
+  void setCancelOn(String workflow, CancelOnRules rules);
 
   /**
    * The worker stops taking tasks: a poll of {@code workflow} waiting in this process answers now,

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.worker;
 
+import dev.pgworkflows.protocol.CancelOnRule;
 import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.WorkflowBody;
 import java.lang.reflect.Type;
@@ -7,7 +8,8 @@ import java.util.List;
 
 /**
  * What a worker needs of a workflow definition: its name, version, input type and body, and what it
- * registers when it starts: its schedules and its concurrency limit per key (null: none).
+ * registers when it starts: its schedules, its concurrency limit per key (null: none) and its
+ * cancel-on rules.
  */
 public record Definition<I, O>(
     String name,
@@ -15,20 +17,22 @@ public record Definition<I, O>(
     Type inputType,
     WorkflowBody<I, O> body,
     List<Schedule> schedules,
-    Integer concurrency) {
+    Integer concurrency,
+    List<CancelOnRule> cancelOn) {
 
   public Definition {
     schedules = List.copyOf(schedules);
+    cancelOn = List.copyOf(cancelOn);
   }
 
   /** A definition without a concurrency limit. */
   public Definition(
       String name, int version, Type inputType, WorkflowBody<I, O> body, List<Schedule> schedules) {
-    this(name, version, inputType, body, schedules, null);
+    this(name, version, inputType, body, schedules, null, List.of());
   }
 
   /** A definition without schedules. */
   public Definition(String name, int version, Type inputType, WorkflowBody<I, O> body) {
-    this(name, version, inputType, body, List.of(), null);
+    this(name, version, inputType, body, List.of(), null, List.of());
   }
 }

@@ -1,9 +1,13 @@
 package dev.pgworkflows.workflows.internal.worker;
 
+import dev.pgworkflows.protocol.CancelOnRules;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerMetrics;
 import dev.pgworkflows.workflows.WorkerOptions;
 import dev.pgworkflows.workflows.internal.http.HttpWorkerTransport;
+import dev.pgworkflows.workflows.internal.http.ScheduleRequests;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.jdbc.JdbcWorkerTransport;
 import dev.pgworkflows.workflows.internal.link.Completions;
@@ -40,8 +44,7 @@ public final class TaskWorker implements Worker {
   /** Null when the worker only long-polls. */
   private final TaskStream taskStream;
 
-  private final CodeSchedules schedules;
-  private final CodeConcurrency concurrency;
+  private final List<CodeRegistration> registrations;
   private final Thread intake;
   private final WorkerCounters counters = new WorkerCounters();
   private volatile boolean stopping;
@@ -100,8 +103,31 @@ public final class TaskWorker implements Worker {
             ? new TaskStream(
                 name, versions, options, http.named(), slots, runners, backoff, () -> stopping)
             : null;
-    this.schedules = new CodeSchedules(link, name, workflow.schedules());
-    this.concurrency = new CodeConcurrency(link, name, workflow.concurrency());
+    this.registrations =
+        List.of(
+            new CodeRegistration(
+                name,
+                "its schedules",
+                !workflow.schedules().isEmpty(),
+                () ->
+                    link.registerSchedules(
+                        name,
+                        new ScheduleRegistration(
+                            workflow.schedules().stream()
+                                .map(s -> ScheduleRequests.of(s, null, name))
+                                .toList()))),
+            new CodeRegistration(
+                name,
+                "its concurrency limit",
+                workflow.concurrency() != null,
+                () ->
+                    link.setCodeConcurrency(
+                        name, new ConcurrencyLimit(null, workflow.concurrency()))),
+            new CodeRegistration(
+                name,
+                "its cancel-on rules",
+                !workflow.cancelOn().isEmpty(),
+                () -> link.setCancelOn(name, new CancelOnRules(null, workflow.cancelOn()))));
     this.intake = new Thread(this::takeTasks, "wf-" + name + "-poll");
     this.intake.setDaemon(true);
   }
@@ -116,8 +142,7 @@ public final class TaskWorker implements Worker {
       Definition<?, ?> workflow, WorkerOptions options, CompletionHook hook) {
     TaskWorker w = new TaskWorker(workflow, options, hook);
     try {
-      w.schedules.register();
-      w.concurrency.register();
+      w.registrations.forEach(CodeRegistration::register);
     } catch (RuntimeException e) {
       w.close();
       throw e;
@@ -145,8 +170,7 @@ public final class TaskWorker implements Worker {
    */
   private void takeTasks() {
     while (!stopping && !Thread.currentThread().isInterrupted()) {
-      schedules.retry();
-      concurrency.retry();
+      registrations.forEach(CodeRegistration::retry);
       TaskIntake from = taskStream != null && taskStream.usable() ? taskStream : longPoll;
       from.take();
     }
