@@ -31,7 +31,7 @@ AS $$
                  'workflow_start_leased', 'workflow_journal', 'workflow_journal_after', 'workflow_journal_with_aside',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
                  'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
-                 'workflow_set_cancel_on', 'workflow_cancel_on_rules',
+                 'workflow_set_cancel_on', 'workflow_cancel_on_rules', 'workflow_callback_create',
                  'set_concurrency_limit',
                  -- the background jobs
                  'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',

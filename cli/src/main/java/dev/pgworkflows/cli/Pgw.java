@@ -23,6 +23,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       QueuesCommand.class,
       TopicsCommand.class,
       JournalsCommand.class,
+      CallbacksCommand.class,
       CompletionCommand.class
     },
     footerHeading = "%nEnvironment:%n",

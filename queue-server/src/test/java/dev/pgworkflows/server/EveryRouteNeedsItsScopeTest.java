@@ -46,6 +46,8 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{topic}", "scoped.topic")
           .replace("{key}", "scoped-key")
           .replace("{group}", "scoped-group")
+          .replace("{callback}", "scoped-callback")
+          .replace("{token}", "1.1.scoped")
           .replace("{asset}", "app.js");
     }
 
@@ -120,7 +122,10 @@ class EveryRouteNeedsItsScopeTest {
     for (Operation op : operations()) {
       Api.Response r =
           server.api().withToken(null).send(op.method(), op.concretePath(), op.body(), Map.of());
-      if (op.scope() == null) {
+      if (op.scope() == null && op.path().startsWith("/v1/callbacks/")) {
+        // A callback's token is its credential: a made-up one is not found, not unauthorized.
+        assertThat(r.status()).as(op.toString()).isEqualTo(404);
+      } else if (op.scope() == null) {
         assertThat(r.status()).as(op.toString()).isEqualTo(200);
       } else {
         assertThat(r.status()).as(op.toString()).isEqualTo(401);

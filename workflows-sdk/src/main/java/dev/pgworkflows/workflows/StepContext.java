@@ -72,6 +72,15 @@ public interface StepContext {
   <T> Optional<T> waitForEvent(String name, TypeRef<T> type, Match match, Duration timeout);
 
   /**
+   * Mints a callback, step {@code name}, that works for {@code timeout} (1 second to a year): a URL
+   * and token any HTTP client can complete the run's wait with ({@link Callback}). Journaled as a
+   * step, so a replay gets the same URL; its wait is {@link Callback#await}, journaled as step
+   * {@code <name>.result}, for the event {@code __callback.<name>} (so {@code name} has at most 117
+   * characters).
+   */
+  Callback callback(String name, Duration timeout);
+
+  /**
    * Starts a child run of {@code workflow} with {@code input}, exactly once: a replay of this step
    * gets the same child. The child may be of any workflow and version; {@link ChildRun#result()}
    * waits for it durably.

@@ -115,7 +115,9 @@ public final class OperatorAudit {
           "DELETE /v1/workflows/{name}/concurrency/{key}",
           new Audited("workflow.concurrency.key.delete", List.of("name", "key"), List.of()),
           "PUT /v1/rate-limits/{key}",
-          new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")));
+          new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")),
+          "POST /v1/callback-keys",
+          new Audited("callbacks.rotate-key", List.of(), List.of("keyId")));
 
   private final AuditTrail trail;
 

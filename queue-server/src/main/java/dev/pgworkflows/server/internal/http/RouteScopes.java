@@ -28,7 +28,10 @@ public final class RouteScopes {
           "GET /metrics",
           "GET /openapi.yaml",
           "GET /ui",
-          "GET /ui/{asset}");
+          "GET /ui/{asset}",
+          // A callback's token is its credential.
+          "POST /v1/callbacks/{token}",
+          "POST /v1/callbacks/{token}/reject");
 
   private static final Map<String, Scope> SCOPES =
       Map.ofEntries(
@@ -84,6 +87,9 @@ public final class RouteScopes {
           // A worker sets the concurrency limit of its workflow's definition.
           Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
           Map.entry("GET /v1/workflows/{name}/cancel-on", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/callbacks", READ),
+          Map.entry("POST /v1/workflows/{name}/runs/{runId}/callbacks/{callback}", WORKER),
+          Map.entry("POST /v1/callback-keys", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/cancel-on", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Steps and bodies append to their run's streams.

@@ -62,6 +62,7 @@ public final class ServerRoutes {
         new ChildRoutes(calls, p.tracing())::register,
         new ScheduleRoutes(new ScheduleStore(p.sql()), core.registrations(), p.clock())::register,
         new FlowRoutes(core.flowStore(), calls, core.registrations())::register,
+        new CallbackRoutes(core.callbackCalls())::register,
         new HealthRoutes(p.sql(), core::listening)::register,
         new UiRoutes()::register,
         p.metrics()::register,

@@ -6,6 +6,7 @@ import dev.pgworkflows.engine.internal.maintenance.Retention;
 import dev.pgworkflows.engine.internal.maintenance.ScheduleTicker;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.maintenance.WorkerRegistry;
+import dev.pgworkflows.engine.internal.runtime.CallbackCalls;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.runtime.Completions;
 import dev.pgworkflows.engine.internal.runtime.HandedStarts;
@@ -24,6 +25,7 @@ import dev.pgworkflows.engine.internal.runtime.Wakeups;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.CallbackStore;
 import dev.pgworkflows.engine.internal.store.ChainStore;
 import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.engine.internal.store.QueueStore;
@@ -160,6 +162,7 @@ public final class EngineCore implements AutoCloseable {
   private final ChainStore chainStore;
   private final WorkerCalls calls;
   private final RunCalls runCalls;
+  private final CallbackCalls callbackCalls;
   private final CodeRegistrations registrations;
   private final StreamWrites streamWrites;
   private final Leadership leadership;
@@ -255,6 +258,7 @@ public final class EngineCore implements AutoCloseable {
                 stateWaits::changed));
 
     this.runCalls = new RunCalls(starts, runs, chainStore, runEnds, events);
+    this.callbackCalls = new CallbackCalls(new CallbackStore(sql), runCalls);
     this.registrations = new CodeRegistrations(new ScheduleStore(sql), flowStore, clock);
     this.streamWrites = new StreamWrites(new RunStreamStore(sql));
 
@@ -408,6 +412,10 @@ public final class EngineCore implements AutoCloseable {
 
   public RunCalls runCalls() {
     return runCalls;
+  }
+
+  public CallbackCalls callbackCalls() {
+    return callbackCalls;
   }
 
   public CodeRegistrations registrations() {

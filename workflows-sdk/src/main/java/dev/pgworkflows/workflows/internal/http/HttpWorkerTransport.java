@@ -1,6 +1,8 @@
 package dev.pgworkflows.workflows.internal.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CallbackMinted;
+import dev.pgworkflows.protocol.CallbackRequest;
 import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionBatch;
@@ -123,6 +125,12 @@ public final class HttpWorkerTransport implements WorkerTransport {
   @Override
   public StreamWritten writeStream(String workflow, long runId, String stream, StreamWrite body) {
     return transport.post(run(workflow, runId) + "/streams/" + stream, body, StreamWritten.class);
+  }
+
+  @Override
+  public CallbackMinted createCallback(
+      String workflow, long runId, String name, CallbackRequest req) {
+    return transport.post(run(workflow, runId) + "/callbacks/" + name, req, CallbackMinted.class);
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.pgworkflows.workflows.internal.jdbc;
 import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
+import dev.pgworkflows.protocol.CallbackMinted;
+import dev.pgworkflows.protocol.CallbackRequest;
 import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionAnswers;
@@ -158,6 +160,16 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     EngineErrors.call(() -> engine.registrations().concurrency(workflow, limit));
+  }
+
+  /** Minted by the engine itself: there is no server here, so the callback has no URL. */
+  @Override
+  public CallbackMinted createCallback(
+      String workflow, long runId, String name, CallbackRequest req) {
+    var m =
+        EngineErrors.call(
+            () -> engine.callbackCalls().create(workflow, runId, name, req.timeoutMs()));
+    return new CallbackMinted(m.token(), null, m.expiresAt().toString(), m.created());
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.pgworkflows.workflows.internal.link;
 
+import dev.pgworkflows.protocol.CallbackMinted;
+import dev.pgworkflows.protocol.CallbackRequest;
 import dev.pgworkflows.protocol.CancelOnRules;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.CompletionBatch;
@@ -71,6 +73,9 @@ public interface WorkerTransport extends AutoCloseable {
   void setCodeConcurrency(String workflow, ConcurrencyLimit limit);
 
   void setCancelOn(String workflow, CancelOnRules rules);
+
+  /** Mints callback {@code name} of a run (a repeat answers the one minted before). */
+  CallbackMinted createCallback(String workflow, long runId, String name, CallbackRequest req);
 
   /**
    * The worker stops taking tasks: a poll of {@code workflow} waiting in this process answers now,

@@ -1,6 +1,8 @@
 package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.CallbackMinted;
+import dev.pgworkflows.protocol.CallbackRequest;
 import dev.pgworkflows.protocol.ChildStartRequest;
 import dev.pgworkflows.protocol.Completion;
 import dev.pgworkflows.protocol.CompletionOutcome;
@@ -174,6 +176,19 @@ public final class Lease {
         "/children",
         () -> transport.startChild(workflow, runId, request),
         new StartResult(0, "stale", false));
+  }
+
+  /**
+   * Mints the run's callback {@code name}, good for {@code timeout} (a repeat answers the one
+   * minted before). A refusal unwinds the body as a lost lease does.
+   */
+  public synchronized CallbackMinted createCallback(String name, Duration timeout) {
+    return write(
+        "/callbacks/" + name,
+        () ->
+            transport.createCallback(
+                workflow, runId, name, new CallbackRequest(timeout.toMillis())),
+        null);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import dev.pgworkflows.workflows.Arm;
 import dev.pgworkflows.workflows.Branch;
+import dev.pgworkflows.workflows.Callback;
 import dev.pgworkflows.workflows.Cancellation;
 import dev.pgworkflows.workflows.ChildOptions;
 import dev.pgworkflows.workflows.ChildRun;
@@ -195,6 +196,11 @@ public final class Replay implements WorkflowContext, StepContext {
   @Override
   public <T> Optional<T> waitForEvent(String name, TypeRef<T> type, Match match, Duration timeout) {
     return steps.waitForEvent(name, type.type(), match, timeout);
+  }
+
+  @Override
+  public Callback callback(String name, Duration timeout) {
+    return steps.callback(name, timeout);
   }
 
   @Override

@@ -2,13 +2,17 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.protocol.CallbackMinted;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.StepRecord;
 import dev.pgworkflows.protocol.Wait;
+import dev.pgworkflows.workflows.Callback;
+import dev.pgworkflows.workflows.CallbackRejectedException;
 import dev.pgworkflows.workflows.Match;
 import dev.pgworkflows.workflows.RateLimited;
 import dev.pgworkflows.workflows.Retry;
 import dev.pgworkflows.workflows.StepContext;
+import dev.pgworkflows.workflows.TypeRef;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
@@ -148,6 +152,12 @@ final class StepExecution {
   }
 
   <T> Optional<T> waitForEvent(String name, Type type, Match match, Duration timeout) {
+    return waitFor(name, name, type, match, timeout);
+  }
+
+  /** Waits, as step {@code name}, for event {@code event} (an engine's own event too). */
+  private <T> Optional<T> waitFor(
+      String name, String event, Type type, Match match, Duration timeout) {
     checkOutsideStep(name);
     if (timeout == null || timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must be zero or positive");
@@ -164,13 +174,100 @@ final class StepExecution {
     Wait wait =
         new Wait(
             name,
-            name,
+            event,
             Transport.JSON.valueToTree((match == null ? Match.any() : match).document()));
     Next next = new Next(null, timeout.toMillis(), null, wait, null);
     StepRecord carrier = state.carrier(now);
     String outcome =
         tracing.traced(name, "wait", attempt, () -> lease.suspend(carrier, next, called));
     throw new Suspend("ok".equals(outcome) ? Suspend.Why.WAITING : Suspend.Why.LEASE_LOST);
+  }
+
+  /**
+   * Mints callback {@code name} as a run step whose output is the minted callback, so a replay gets
+   * the same token and URL; its wait is step {@code <name>.result} for the event {@code
+   * __callback.<name>}, which the callback's POST delivers as {@code {"ok", "body"}}.
+   */
+  Callback callback(String name, Duration timeout) {
+    if (name == null || name.length() > 117) {
+      throw new IllegalArgumentException(
+          "a callback's name has at most 117 characters (its wait waits for __callback.<name>)");
+    }
+    if (timeout == null
+        || timeout.compareTo(Duration.ofSeconds(1)) < 0
+        || timeout.compareTo(Duration.ofDays(365)) > 0) {
+      throw new IllegalArgumentException(
+          "a callback's timeout is 1 second to a year, got " + timeout);
+    }
+    CallbackMinted minted =
+        run(
+            name,
+            CallbackMinted.class,
+            () -> {
+              CallbackMinted m = lease.createCallback(name, timeout);
+              if (m == null) {
+                throw new Suspend(Suspend.Why.LEASE_LOST);
+              }
+              return new CallbackMinted(m.token(), m.url(), m.expiresAt(), false);
+            },
+            Retry.none());
+    return new MintedCallback(name, minted, timeout);
+  }
+
+  /** A minted callback; its await is the body's wait for the POST. */
+  private final class MintedCallback implements Callback {
+    private final String name;
+    private final CallbackMinted minted;
+    private final Duration timeout;
+
+    MintedCallback(String name, CallbackMinted minted, Duration timeout) {
+      this.name = name;
+      this.minted = minted;
+      this.timeout = timeout;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public Optional<String> url() {
+      return Optional.ofNullable(minted.url());
+    }
+
+    @Override
+    public String token() {
+      return minted.token();
+    }
+
+    @Override
+    public Instant expiresAt() {
+      return Instant.parse(minted.expiresAt());
+    }
+
+    @Override
+    public <T> Optional<T> await(Class<T> type) {
+      return await((Type) type);
+    }
+
+    @Override
+    public <T> Optional<T> await(TypeRef<T> type) {
+      return await(type.type());
+    }
+
+    private <T> Optional<T> await(Type type) {
+      Optional<JsonNode> posted =
+          waitFor(name + ".result", "__callback." + name, JsonNode.class, Match.any(), timeout);
+      if (posted.isEmpty()) {
+        return Optional.empty();
+      }
+      JsonNode body = posted.get().get("body");
+      if (!posted.get().path("ok").asBoolean(false)) {
+        throw new CallbackRejectedException(name, body);
+      }
+      return Optional.ofNullable(StepValues.convert(body, type));
+    }
   }
 
   private <T> T runNew(String name, Type type, StepContext.Fn<T> fn, Retry retry, Span span) {
