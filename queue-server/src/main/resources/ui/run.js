@@ -1,5 +1,6 @@
 // One run: what it was given and gave back, its steps on a timeline and in its journal, its
-// signals, children and parent, what holds it back, and the actions an operator may take on it.
+// signals, callbacks, children and parent, what holds it back, and the actions an operator may take
+// on it.
 
 import { ApiError, call, del, get, post, run as runPath, seg } from "./api.js";
 import { act, problem } from "./dialog.js";
@@ -23,6 +24,7 @@ export function runView(name, runId) {
   const line = new Section("run-timeline");
   const steps = new Section("journal");
   const signals = new Section("signals");
+  const callbacks = new Section("callbacks");
   const family = new Section("family");
 
   // ---- actions: built once, so what the user types survives every refresh
@@ -329,6 +331,30 @@ export function runView(name, runId) {
     ]);
   }
 
+  function drawCallbacks(list) {
+    const now = Date.now();
+    callbacks.show(list, () => [
+      h("h2", null, "Callbacks"),
+      list.length === 0
+        ? empty("No callback URL minted for this run.")
+        : table(
+            ["Callback", "Minted", "Works until", "State"],
+            list.map((c) => {
+              const state = c.outcome || (Date.parse(c.expiresAt) <= now ? "expired" : "pending");
+              return h(
+                "tr",
+                { class: `callback ${state}`, dataset: { callback: c.name } },
+                h("td", null, h("code", null, c.name)),
+                h("td", null, time(c.createdAt)),
+                h("td", null, time(c.expiresAt)),
+                h("td", null, h("span", { class: `chip ${state}` }, state), c.resolvedAt ? ` ${time(c.resolvedAt)}` : ""),
+              );
+            }),
+            "grid callback-table",
+          ),
+    ]);
+  }
+
   function drawFamily(r) {
     const children = r.children || [];
     family.show({ children, parent: r.parent }, () => [
@@ -352,8 +378,8 @@ export function runView(name, runId) {
   }
 
   async function refresh() {
-    const [r, s, sig, b] = await Promise.allSettled([get(path), get(`${path}/steps?setAside=true`), get(`${path}/signals`), get(`${path}/blockers`)]);
-    for (const x of [r, s, sig, b]) {
+    const [r, s, sig, b, cb] = await Promise.allSettled([get(path), get(`${path}/steps?setAside=true`), get(`${path}/signals`), get(`${path}/blockers`), get(`${path}/callbacks`)]);
+    for (const x of [r, s, sig, b, cb]) {
       if (x.status === "rejected" && x.reason.status === 401) throw x.reason;
     }
     if (r.status === "rejected") {
@@ -376,6 +402,8 @@ export function runView(name, runId) {
     }
     if (sig.status === "fulfilled") drawSignals(sig.value.signals);
     else signals.error(sig.reason, "Signals");
+    if (cb.status === "fulfilled") drawCallbacks(cb.value.callbacks);
+    else callbacks.error(cb.reason, "Callbacks");
     drawFamily(current);
   }
 
@@ -389,6 +417,7 @@ export function runView(name, runId) {
     line.el,
     steps.el,
     signals.el,
+    callbacks.el,
     family.el,
     actions,
   );

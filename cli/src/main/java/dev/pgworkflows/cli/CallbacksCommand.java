@@ -5,16 +5,23 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** {@code pgw callbacks}: a run's callback URLs, and the key new ones are minted under. */
+/**
+ * {@code pgw callbacks}: the key callback tokens are minted under; a run's callbacks are {@code pgw
+ * runs callbacks WORKFLOW RUN_ID} ({@link List}).
+ */
 @Command(
     name = "callbacks",
-    description = "A run's callbacks; the key callback tokens are minted under.",
+    description = "The key callback tokens are minted under (a run's: pgw runs callbacks).",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {CallbacksCommand.List.class, CallbacksCommand.RotateKey.class})
+    subcommands = {CallbacksCommand.RotateKey.class})
 final class CallbacksCommand {
   private CallbacksCommand() {}
 
-  @Command(name = "list", description = "A run's callbacks, oldest first (never their tokens).")
+  /** {@code pgw runs callbacks WORKFLOW RUN_ID}. */
+  @Command(
+      name = "callbacks",
+      description =
+          "A run's callbacks, oldest first, with their times and outcomes (never tokens).")
   static final class List extends ApiCommand {
     @Mixin RunAddress run;
 

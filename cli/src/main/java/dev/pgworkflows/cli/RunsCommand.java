@@ -20,6 +20,7 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Start.class,
       RunJournalCommands.Steps.class,
       RunJournalCommands.Signals.class,
+      CallbacksCommand.List.class,
       RunOperationCommands.Signal.class,
       RunOperationCommands.Cancel.class,
       RunOperationCommands.Pause.class,

@@ -8,7 +8,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** {@code pgw callbacks}: a run's callbacks as a table, and the rotation of the minting key. */
+/**
+ * {@code pgw runs callbacks}: a run's callbacks as a table; {@code pgw callbacks rotate-key}: the
+ * rotation of the key tokens are minted under.
+ */
 class CallbackCommandsTest {
   @RegisterExtension static final ServerOnFreshDatabase server = ServerOnFreshDatabase.start();
 
@@ -27,7 +30,7 @@ class CallbackCommandsTest {
     assertThat(minted.status()).as(minted.body()).isEqualTo(201);
     assertThat(minted.json().get("token").asText()).startsWith(run + ".1.");
 
-    Cli.Result listed = pgw.ok("callbacks", "list", "approvals", run);
+    Cli.Result listed = pgw.ok("runs", "callbacks", "approvals", run);
     assertThat(listed.lines().get(0)).startsWith("NAME").contains("EXPIRES").contains("OUTCOME");
     assertThat(listed.lines().get(1)).startsWith("manager ").endsWith("-");
     assertThat(listed.out()).doesNotContain(minted.json().get("token").asText());

@@ -46,6 +46,12 @@ class DashboardRunPageTest {
   void clickingThroughToARunShowsItsTimelineJournalSignalsAndBlockers() throws Exception {
     Checkout checkout = Checkout.waitingForPayment(server, "checkout");
     long runId = checkout.runId();
+    assertThat(
+            server
+                .api()
+                .post(checkout.path() + "/callbacks/approval", Map.of("timeoutMs", 3_600_000))
+                .status())
+        .isEqualTo(201);
 
     browser.open("/workflows");
     assertThat(browser.text("tr[data-workflow=checkout]")).contains("checkout");
@@ -63,6 +69,9 @@ class DashboardRunPageTest {
     assertThat(browser.text(".journal tr[data-step=charge-card]")).contains("42.5");
     assertThat(browser.text(".run-timeline .tl-row[data-step=charge-card]")).contains("attempt 2");
     assertThat(browser.text(".signals tr.buffered")).contains("gift-note").contains("buffered");
+    assertThat(browser.text(".callbacks tr[data-callback=approval]"))
+        .contains("approval")
+        .contains("pending");
     assertThat(browser.text(".blockers li.blocker[data-kind=waiting]"))
         .contains("payment.confirmed");
     assertThat(browser.text(".run-input")).contains("\"customer\": \"ada\"");
