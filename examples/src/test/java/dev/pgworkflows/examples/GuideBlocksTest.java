@@ -35,15 +35,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every Java block of the README and the guides compiles, as printed, against this build's API, and
- * those marked {@code <!-- runs -->} run against a server of this build, a fresh one for each page.
- * A block may name things the page leaves to the reader (a mail service, a run id): an HTML comment
- * right above it, {@code <!-- given: ... -->}, declares them as members of the class the block is
- * compiled in (a {@code setup()} among them runs before the block); a reader of the page does not
- * see it. An HTML comment right below a block that runs, {@code <!-- then: ... -->}, holds the
- * statements that run after it: what checks that the block did what the page says. The block's own
- * top-level records and interfaces become nested types of that class, its statements the body of a
- * method, or, when it declares methods (a test), members of the class, whose tests are run. A block
- * that runs talks to its page's server where the page says {@code http://localhost:7700}.
+ * those marked {@code <!-- runs -->} run against a server of this build, a fresh one for each; a
+ * shell block marked so runs with bash against the server of the Java block above it (or a fresh
+ * one), and must exit 0 printing no problem. A block may name things the page leaves to the reader
+ * (a mail service, a run id): an HTML comment right above it, {@code <!-- given: ... -->}, declares
+ * them as members of the class the block is compiled in (a {@code setup()} among them runs before
+ * the block); a reader of the page does not see it. An HTML comment right below a block that runs,
+ * {@code <!-- then: ... -->}, holds the statements that run after it: what checks that the block
+ * did what the page says. The block's own top-level records and interfaces become nested types of
+ * that class, its statements the body of a method, or, when it declares methods (a test), members
+ * of the class, whose tests are run. A block that runs talks to its page's server where the page
+ * says {@code http://localhost:7700}.
  */
 class GuideBlocksTest {
   private static final String IMPORTS =
@@ -70,7 +72,18 @@ class GuideBlocksTest {
       """;
 
   /** One Java block: where it is, what the page gives it, and its lines. */
-  record Block(String page, int line, String given, boolean runs, List<String> lines, String then) {
+  record Block(
+      String page,
+      int line,
+      String lang,
+      String given,
+      boolean runs,
+      List<String> lines,
+      String then) {
+    boolean java() {
+      return lang.equals("java");
+    }
+
     String className() {
       return "Block_" + page.replaceAll("[^A-Za-z0-9]", "_").replaceAll("^_+", "") + "_" + line;
     }
@@ -78,7 +91,7 @@ class GuideBlocksTest {
 
   @Test
   void everyJavaBlockOfTheDocsCompiles() throws IOException {
-    List<Block> blocks = allBlocks();
+    List<Block> blocks = allBlocks().stream().filter(Block::java).toList();
     assertThat(blocks).as("Java blocks in the docs").hasSizeGreaterThan(15);
     compile(blocks, "http://localhost:7700");
   }
@@ -86,28 +99,73 @@ class GuideBlocksTest {
   @Test
   void theBlocksMarkedToRunRunAgainstAServer(@TempDir Path data) throws Exception {
     List<Block> marked = allBlocks().stream().filter(Block::runs).toList();
-    assertThat(marked).as("blocks marked <!-- runs -->").hasSizeGreaterThanOrEqualTo(14);
+    assertThat(marked.stream().filter(Block::java))
+        .as("Java blocks marked <!-- runs -->")
+        .hasSizeGreaterThanOrEqualTo(14);
     Map<String, List<Block>> byPage = new LinkedHashMap<>();
     marked.forEach(b -> byPage.computeIfAbsent(b.page(), p -> new ArrayList<>()).add(b));
     for (var page : byPage.entrySet()) {
-      Path dir = data.resolve(Path.of(page.getKey()).getFileName().toString());
-      try (QueueServer server =
-          QueueServer.start(
-              ServerConfig.from(
-                  Map.of(
-                      "WORKFLOWS_PORT", "0",
-                      "WORKFLOWS_EMBEDDED_PG_PORT", "0",
-                      "WORKFLOWS_DATA_DIR", dir.toString())))) {
-        Path classes = compile(page.getValue(), "http://127.0.0.1:" + server.port());
-        try (URLClassLoader loader =
-            new URLClassLoader(
-                new URL[] {classes.toUri().toURL()}, GuideBlocksTest.class.getClassLoader())) {
-          for (Block b : page.getValue()) {
-            run(b, loader.loadClass(b.className()));
+      QueueServer server = null;
+      try {
+        for (Block b : page.getValue()) {
+          if (b.java() || server == null) {
+            if (server != null) {
+              server.close();
+            }
+            server = freshServer(data.resolve(b.className()));
           }
+          String url = "http://127.0.0.1:" + server.port();
+          if (b.java()) {
+            Path classes = compile(List.of(b), url);
+            try (URLClassLoader loader =
+                new URLClassLoader(
+                    new URL[] {classes.toUri().toURL()}, GuideBlocksTest.class.getClassLoader())) {
+              run(b, loader.loadClass(b.className()));
+            }
+          } else {
+            runShell(b, url);
+          }
+        }
+      } finally {
+        if (server != null) {
+          server.close();
         }
       }
     }
+  }
+
+  /** A server of this build on an embedded PostgreSQL of its own, in {@code dir}. */
+  private static QueueServer freshServer(Path dir) {
+    return QueueServer.start(
+        ServerConfig.from(
+            Map.of(
+                "WORKFLOWS_PORT", "0",
+                "WORKFLOWS_EMBEDDED_PG_PORT", "0",
+                "WORKFLOWS_DATA_DIR", dir.toString())));
+  }
+
+  /**
+   * Runs a shell block with bash, as printed but for the server's address, {@code H} set as the
+   * guides set it: it must exit 0, and no answer it prints may be a problem.
+   */
+  private static void runShell(Block b, String url) throws Exception {
+    String script =
+        String.join("\n", b.lines())
+            .replace("http://localhost:7700", url)
+            .replace("localhost:7700", url.substring("http://".length()));
+    ProcessBuilder pb = new ProcessBuilder("bash", "-euo", "pipefail", "-c", script);
+    pb.environment().put("H", "Authorization: Bearer dev");
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS))
+        .as("%s (block at line %d) ends", b.page(), b.line())
+        .isTrue();
+    assertThat(p.exitValue()).as("%s (block at line %d): %s", b.page(), b.line(), out).isZero();
+    assertThat(out)
+        .as("%s (block at line %d) printed a problem", b.page(), b.line())
+        .doesNotContainPattern("\"status\":[45][0-9][0-9]");
   }
 
   /** Runs a block's setup, then the block (or its tests), on a thread of its own, within 90 s. */
@@ -209,9 +267,10 @@ class GuideBlocksTest {
     List<String> lines = Files.readAllLines(page);
     List<Block> out = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
-      if (!lines.get(i).equals("```java")) {
+      if (!lines.get(i).equals("```java") && !lines.get(i).equals("```sh")) {
         continue;
       }
+      String lang = lines.get(i).substring(3);
       int open = i;
       List<String> body = new ArrayList<>();
       for (i = i + 1; i < lines.size() && !lines.get(i).equals("```"); i++) {
@@ -220,7 +279,7 @@ class GuideBlocksTest {
       String given = given(lines, open);
       int above = given.isEmpty() ? open - 1 : open - given.split("\n", -1).length - 3;
       boolean runs = above >= 0 && lines.get(above).equals("<!-- runs -->");
-      out.add(new Block(page.toString(), open + 1, given, runs, body, then(lines, i)));
+      out.add(new Block(page.toString(), open + 1, lang, given, runs, body, then(lines, i)));
     }
     return out;
   }
