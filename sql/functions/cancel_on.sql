@@ -119,17 +119,18 @@ BEGIN
     RETURN (SELECT jsonb_object_agg(f, p_payload -> f) FROM unnest(p_fields) f);
 END $$;
 
--- Whether a signal sent to run r, with that name and payload, cancels it by one of its workflow's
--- rules.
-CREATE OR REPLACE FUNCTION queue.workflow_cancelled_by_signal(r queue.workflow_run, p_event text, p_payload jsonb)
+-- Whether a signal sent to run p_run_id, with that name and payload, cancels it by one of its
+-- workflow's rules.
+CREATE OR REPLACE FUNCTION queue.workflow_cancelled_by_signal(p_run_id bigint, p_event text, p_payload jsonb)
  RETURNS boolean
  LANGUAGE plpgsql
  STABLE
 AS $$
 BEGIN
     RETURN EXISTS (
-        SELECT 1 FROM queue.workflow_cancel_on c
-         WHERE c.workflow_name = r.workflow_name AND c.event = p_event AND c.source = 'signal'
+        SELECT 1 FROM queue.workflow_run r
+          JOIN queue.workflow_cancel_on c ON c.workflow_name = r.workflow_name
+         WHERE r.run_id = p_run_id AND c.event = p_event AND c.source = 'signal'
            AND queue.workflow_matches(p_payload, c.match)
            AND (cardinality(c.input_fields) = 0
                 OR r.input @> queue.workflow_cancel_on_input(c.input_fields, p_payload)));

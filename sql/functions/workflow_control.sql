@@ -38,9 +38,7 @@ BEGIN
     END LOOP;
     -- A signal that one of the workflow's cancel-on rules names cancels the run it went to.
     IF d.outcome IN ('delivered', 'buffered')
-       AND EXISTS (SELECT 1 FROM queue.workflow_cancel_on c
-                    WHERE c.workflow_name = d.workflow_name AND c.event = p_event AND c.source = 'signal')
-       AND queue.workflow_cancelled_by_signal(queue.workflow_lock(v_run), p_event, p_payload) THEN
+       AND queue.workflow_cancelled_by_signal(v_run, p_event, p_payload) THEN
         PERFORM * FROM queue.workflow_cancel(v_run);
         RETURN QUERY SELECT 'cancelled'::text, d.signal_id, d.workflow_name;
         RETURN;

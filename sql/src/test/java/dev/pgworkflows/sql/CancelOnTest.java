@@ -3,6 +3,7 @@ package dev.pgworkflows.sql;
 import static dev.pgworkflows.sql.WorkflowSql.exec;
 import static dev.pgworkflows.sql.WorkflowSql.query;
 import static dev.pgworkflows.sql.WorkflowSql.rows;
+import static dev.pgworkflows.sql.WorkflowSql.signal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,19 +40,6 @@ class CancelOnTest {
         c, "SELECT queue.workflow_set_cancel_on('" + workflow + "', '" + rules + "'::jsonb)");
   }
 
-  private static String signal(Connection c, long run, String event, String payload)
-      throws SQLException {
-    return query(
-        c,
-        "SELECT outcome FROM queue.workflow_signal("
-            + run
-            + ", '"
-            + event
-            + "', '"
-            + payload
-            + "'::jsonb)");
-  }
-
   @Test
   void aSignalARuleNamesCancelsTheRunItGoesToWhenItsPayloadFits() throws SQLException {
     try (Connection c = TestDatabase.fresh().connect()) {
@@ -60,15 +48,15 @@ class CancelOnTest {
       assertThat(rules(c, "order", "[{\"signal\": \"abort\", \"match\": {\"reason\": \"fraud\"}}]"))
           .isEqualTo("1");
 
-      assertThat(signal(c, a, "abort", "{\"reason\": \"late\"}")).isEqualTo("buffered");
-      assertThat(signal(c, a, "other", "{\"reason\": \"fraud\"}")).isEqualTo("buffered");
+      assertThat(signal(c, a, "abort", "{\"reason\": \"late\"}", null)).isEqualTo("buffered");
+      assertThat(signal(c, a, "other", "{\"reason\": \"fraud\"}", null)).isEqualTo("buffered");
       assertThat(status(c, a)).isEqualTo("running");
 
-      assertThat(signal(c, a, "abort", "{\"reason\": \"fraud\", \"by\": \"ops\"}"))
+      assertThat(signal(c, a, "abort", "{\"reason\": \"fraud\", \"by\": \"ops\"}", null))
           .isEqualTo("cancelled");
       assertThat(status(c, a)).isEqualTo("cancelled");
       assertThat(status(c, b)).isEqualTo("running");
-      assertThat(signal(c, a, "abort", "{\"reason\": \"fraud\"}")).isEqualTo("not running");
+      assertThat(signal(c, a, "abort", "{\"reason\": \"fraud\"}", null)).isEqualTo("not running");
     }
   }
 

@@ -5,6 +5,7 @@ import static dev.pgworkflows.sql.WorkflowSql.exec;
 import static dev.pgworkflows.sql.WorkflowSql.poll;
 import static dev.pgworkflows.sql.WorkflowSql.query;
 import static dev.pgworkflows.sql.WorkflowSql.rows;
+import static dev.pgworkflows.sql.WorkflowSql.signal;
 import static dev.pgworkflows.sql.WorkflowSql.startAndPoll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,21 +21,6 @@ import org.junit.jupiter.api.Test;
  * other is buffered and delivered to the first later wait it fits, oldest first, each at most once.
  */
 class SignalInboxTest {
-
-  private static String signal(Connection c, long run, String event, String payload, String key)
-      throws SQLException {
-    return query(
-        c,
-        "SELECT outcome FROM queue.workflow_signal("
-            + run
-            + ", '"
-            + event
-            + "', '"
-            + payload
-            + "'::jsonb, "
-            + (key == null ? "NULL" : "'" + key + "'")
-            + ")");
-  }
 
   private static String waitFor(Connection c, Held h, String step, String waitJson, Long timeoutMs)
       throws SQLException {

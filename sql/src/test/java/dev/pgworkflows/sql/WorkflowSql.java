@@ -90,6 +90,24 @@ final class WorkflowSql {
             + "'::jsonb)");
   }
 
+  /**
+   * The outcome of queue.workflow_signal for a payload given as JSON text; {@code key} may be null.
+   */
+  static String signal(Connection c, long run, String event, String payload, String key)
+      throws SQLException {
+    return query(
+        c,
+        "SELECT outcome FROM queue.workflow_signal("
+            + run
+            + ", '"
+            + event
+            + "', '"
+            + payload
+            + "'::jsonb, "
+            + (key == null ? "NULL" : "'" + key + "'")
+            + ")");
+  }
+
   static void exec(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(sql);

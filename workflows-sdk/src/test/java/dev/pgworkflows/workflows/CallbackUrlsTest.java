@@ -56,14 +56,24 @@ class CallbackUrlsTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A run started on a served workflow, with the callback its body handed on and the outbox. */
+  private record Asked(long run, Callback callback, BlockingQueue<Callback> outbox) {}
+
+  private static Asked ask(String workflow, Duration timeout, String expense) throws Exception {
+    BlockingQueue<Callback> outbox = new LinkedBlockingQueue<>();
+    Workflow<String, String> wf = approval(workflow, outbox, timeout);
+    server.serve(wf);
+    long run = server.client().start(wf, expense).runId();
+    Callback cb = outbox.poll(30, TimeUnit.SECONDS);
+    assertThat(cb).as("the callback %s's body handed on", workflow).isNotNull();
+    return new Asked(run, cb, outbox);
+  }
+
   @Test
   void aPlainPostCompletesTheWaitOnceAndTheRunGoesOn() throws Exception {
-    BlockingQueue<Callback> outbox = new LinkedBlockingQueue<>();
-    Workflow<String, String> wf = approval("cb-approve", outbox, Duration.ofHours(1));
-    server.serve(wf);
-    long run = server.client().start(wf, "taxi").runId();
-    Callback cb = outbox.poll(30, TimeUnit.SECONDS);
-    assertThat(cb).isNotNull();
+    Asked asked = ask("cb-approve", Duration.ofHours(1), "taxi");
+    long run = asked.run();
+    Callback cb = asked.callback();
     assertThat(cb.url()).hasValue(server.url() + "/v1/callbacks/" + cb.token());
 
     HttpResponse<String> answered = post(cb.url().get(), "{\"approved\": true, \"by\": \"ada\"}");
@@ -82,16 +92,14 @@ class CallbackUrlsTest {
     assertThat(server.client().runs().steps("cb-approve", run))
         .extracting(StepInfo::name)
         .containsExactly("approval", "ask", "approval.result");
-    assertThat(outbox).as("the URL was handed on once").isEmpty();
+    assertThat(asked.outbox()).as("the URL was handed on once").isEmpty();
   }
 
   @Test
   void aRejectionThrowsIntoTheBody() throws Exception {
-    BlockingQueue<Callback> outbox = new LinkedBlockingQueue<>();
-    Workflow<String, String> wf = approval("cb-reject", outbox, Duration.ofHours(1));
-    server.serve(wf);
-    long run = server.client().start(wf, "yacht").runId();
-    Callback cb = outbox.poll(30, TimeUnit.SECONDS);
+    Asked asked = ask("cb-reject", Duration.ofHours(1), "yacht");
+    long run = asked.run();
+    Callback cb = asked.callback();
     assertThat(post(cb.url().get() + "/reject", "{\"reason\": \"too dear\"}").statusCode())
         .isEqualTo(200);
     assertThat(
@@ -104,11 +112,9 @@ class CallbackUrlsTest {
 
   @Test
   void aCallbackWhoseTimePassesAwaitsNothingAndItsUrlIsGone() throws Exception {
-    BlockingQueue<Callback> outbox = new LinkedBlockingQueue<>();
-    Workflow<String, String> wf = approval("cb-late", outbox, Duration.ofSeconds(1));
-    server.serve(wf);
-    long run = server.client().start(wf, "lunch").runId();
-    Callback cb = outbox.poll(30, TimeUnit.SECONDS);
+    Asked asked = ask("cb-late", Duration.ofSeconds(1), "lunch");
+    long run = asked.run();
+    Callback cb = asked.callback();
     assertThat(
             server
                 .client()
