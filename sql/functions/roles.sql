@@ -13,6 +13,7 @@ AS $$
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_list',
                  'workflow_chain', 'workflow_chain_last', 'workflow_children', 'workflow_journal',
                  'workflow_signals', 'workflow_state', 'workflow_states', 'workflow_cancel_on_rules',
+                 'workflow_update_send', 'workflow_update_results', 'workflow_updates',
                  'run_stream_read', 'run_stream_list'];
 $$;
 
@@ -32,6 +33,7 @@ AS $$
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
                  'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
                  'workflow_set_cancel_on', 'workflow_cancel_on_rules', 'workflow_callback_create',
+                 'workflow_update_take', 'workflow_update_answer',
                  'set_concurrency_limit',
                  -- the background jobs
                  'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',

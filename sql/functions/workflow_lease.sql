@@ -125,6 +125,27 @@ BEGIN
                   ORDER BY wr.concurrency_key IS NOT NULL, wr.concurrency_key, k.ordinality LOOP
             m := x.m;
             r := x.r;
+            -- An update task (updates.sql) is not the run's current message: its worker takes the
+            -- run's pending updates, not the body, so no admission or pause holds it back.
+            IF m.body ->> 'reason' = 'update' THEN
+                IF r.run_id IS NULL OR r.status <> 'running' THEN
+                    PERFORM queue.delete(v_queue, m.msg_id);
+                    CONTINUE;
+                END IF;
+                n := n + 1;
+                run_id := r.run_id;
+                msg_id := m.msg_id;
+                receipt := queue.receipt_of(m.vt);
+                attempt := m.read_ct;
+                version := r.workflow_version;
+                reason := 'update';
+                input := r.input;
+                journal := '[]'::jsonb;
+                started_at := r.started_at;
+                trace_context := r.trace_context;
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
             -- A keyed run's admission, or a wait's timeout, decides with the run's row locked (run
             -- before message, as elsewhere). A run someone holds (a signal deciding this wait,
             -- another admission) is stepped around instead of waited for: back in a second, this
