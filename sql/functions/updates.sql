@@ -127,10 +127,11 @@ END $$;
 -- "signals": [{"event", "payload"}]}: a completed or failed update is journaled as row
 -- __update.<id> with its state changes, and its signals go to the run's inbox; a refused one only
 -- answers. An answer to an update answered already, or not the run's, changes nothing. Answers
--- ok, stale (the receipt no longer holds the task) or not_running; 22023 naming the field for a
--- bad answer, and nothing is written.
+-- {"outcome": ok, stale (the receipt no longer holds the task) or not_running, "answered":
+-- [{"updateId", "update", "status"}]}; 22023 naming the field for a bad answer, and nothing is
+-- written.
 CREATE OR REPLACE FUNCTION queue.workflow_update_answer(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_answers jsonb)
- RETURNS text
+ RETURNS jsonb
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SECURITY DEFINER
@@ -144,16 +145,17 @@ DECLARE
     u        queue.workflow_update;
     v_status text;
     v_state  jsonb;
+    v_done   jsonb := '[]'::jsonb;
 BEGIN
     IF jsonb_typeof(p_answers) IS DISTINCT FROM 'array' THEN
         RAISE EXCEPTION 'answers must be an array' USING ERRCODE = '22023';
     END IF;
     IF NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
-        RETURN 'stale';
+        RETURN jsonb_build_object('outcome', 'stale', 'answered', v_done);
     END IF;
     IF r.status <> 'running' THEN
         PERFORM queue.delete(v_queue, p_msg_id);
-        RETURN 'not_running';
+        RETURN jsonb_build_object('outcome', 'not_running', 'answered', v_done);
     END IF;
     FOR a IN SELECT * FROM jsonb_array_elements(p_answers) LOOP
         v_status := a ->> 'status';
@@ -191,12 +193,13 @@ BEGIN
                error = CASE WHEN v_status <> 'completed' THEN a -> 'error' END,
                answered_at = clock_timestamp()
          WHERE x.update_id = u.update_id;
+        v_done := v_done || jsonb_build_object('updateId', u.update_id, 'update', u.name, 'status', v_status);
     END LOOP;
     PERFORM queue.delete(v_queue, p_msg_id);
     IF EXISTS (SELECT 1 FROM queue.workflow_update x WHERE x.run_id = p_run_id AND x.status = 'pending') THEN
         PERFORM queue.workflow_update_wake(v_queue, p_run_id, r.workflow_version);
     END IF;
-    RETURN 'ok';
+    RETURN jsonb_build_object('outcome', 'ok', 'answered', v_done);
 END $$;
 
 -- Updates by id, as they stand (an id that is not one is left out): for callers waiting for

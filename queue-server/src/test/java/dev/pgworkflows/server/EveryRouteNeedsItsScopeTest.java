@@ -47,6 +47,8 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{key}", "scoped-key")
           .replace("{group}", "scoped-group")
           .replace("{callback}", "scoped-callback")
+          .replace("{update}", "scoped-update")
+          .replace("{updateId}", "1")
           .replace("{token}", "1.1.scoped")
           .replace("{asset}", "app.js");
     }

@@ -56,7 +56,7 @@ class UpdatesTest {
             + h.receipt()
             + ", '"
             + answers
-            + "'::jsonb)");
+            + "'::jsonb) ->> 'outcome'");
   }
 
   private static String sleep(Connection c, Held h, String step) throws SQLException {

@@ -19,6 +19,8 @@ import dev.pgworkflows.engine.internal.runtime.StateWaits;
 import dev.pgworkflows.engine.internal.runtime.StreamWrites;
 import dev.pgworkflows.engine.internal.runtime.TaskPolls;
 import dev.pgworkflows.engine.internal.runtime.Timers;
+import dev.pgworkflows.engine.internal.runtime.UpdateCalls;
+import dev.pgworkflows.engine.internal.runtime.UpdateWaits;
 import dev.pgworkflows.engine.internal.runtime.VersionRegistry;
 import dev.pgworkflows.engine.internal.runtime.Waiters;
 import dev.pgworkflows.engine.internal.runtime.Wakeups;
@@ -35,6 +37,7 @@ import dev.pgworkflows.engine.internal.store.ScheduleStore;
 import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.engine.internal.store.StateStore;
 import dev.pgworkflows.engine.internal.store.TaskStore;
+import dev.pgworkflows.engine.internal.store.UpdateStore;
 import dev.pgworkflows.engine.internal.store.WorkerStore;
 import dev.pgworkflows.engine.internal.telemetry.RunSpans;
 import dev.pgworkflows.sweeper.Sweeper;
@@ -163,6 +166,7 @@ public final class EngineCore implements AutoCloseable {
   private final WorkerCalls calls;
   private final RunCalls runCalls;
   private final CallbackCalls callbackCalls;
+  private final UpdateCalls updateCalls;
   private final CodeRegistrations registrations;
   private final StreamWrites streamWrites;
   private final Leadership leadership;
@@ -259,6 +263,15 @@ public final class EngineCore implements AutoCloseable {
 
     this.runCalls = new RunCalls(starts, runs, chainStore, runEnds, events);
     this.callbackCalls = new CallbackCalls(new CallbackStore(sql), runCalls);
+    UpdateStore updates = new UpdateStore(sql);
+    // Callers waiting for answers: woken at once by answers made here, and every quarter second
+    // for answers made through other processes.
+    this.updateCalls =
+        new UpdateCalls(
+            updates,
+            runCalls,
+            new UpdateWaits(updates::results, scheduler, io, Duration.ofMillis(250)),
+            events);
     this.registrations = new CodeRegistrations(new ScheduleStore(sql), flowStore, clock);
     this.streamWrites = new StreamWrites(new RunStreamStore(sql));
 
@@ -416,6 +429,10 @@ public final class EngineCore implements AutoCloseable {
 
   public CallbackCalls callbackCalls() {
     return callbackCalls;
+  }
+
+  public UpdateCalls updateCalls() {
+    return updateCalls;
   }
 
   public CodeRegistrations registrations() {

@@ -14,6 +14,9 @@ public interface WorkflowEvents {
 
   void stepRetried(String workflow, String step);
 
+  /** An update was answered: {@code outcome} completed, failed or refused. */
+  default void updated(String workflow, String update, String outcome) {}
+
   /** Reports nothing. */
   WorkflowEvents NONE =
       new WorkflowEvents() {
