@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows;
 
 import dev.pgworkflows.protocol.Names;
+import dev.pgworkflows.workflows.internal.replay.UpdateHandlers;
 import dev.pgworkflows.workflows.internal.worker.Definition;
 import dev.pgworkflows.workflows.internal.worker.TaskWorker;
 import java.lang.reflect.Type;
@@ -30,8 +31,10 @@ public final class Workflow<I, O> {
   private final List<Schedule> schedules;
   private final Integer concurrency;
   private final List<CancelOn> cancelOn;
+  private final UpdateHandlers updates;
 
   private Workflow(Builder<I, O> b, WorkflowBody<I, O> body) {
+    this.updates = b.updates.copy();
     this.schedules = List.copyOf(b.schedules);
     this.concurrency = b.concurrency;
     this.cancelOn = List.copyOf(b.cancelOn);
@@ -74,6 +77,7 @@ public final class Workflow<I, O> {
     private final List<Schedule> schedules = new ArrayList<>();
     private Integer concurrency;
     private final List<CancelOn> cancelOn = new ArrayList<>();
+    private final UpdateHandlers updates = new UpdateHandlers();
 
     private Builder(String name, Type inputType, Type outputType) {
       this.name = checkName(name);
@@ -170,6 +174,39 @@ public final class Workflow<I, O> {
       return this;
     }
 
+    /**
+     * Answers updates named {@code name} sent to this workflow's runs ({@link
+     * WorkflowClient#update}) with {@code handler}, whose return value is the caller's answer. The
+     * handler runs while the run's body does not (when it sleeps or waits, or between two of its
+     * tasks), reads and changes the run's state, and may signal the run to end its wait; its answer
+     * and its state changes are journaled in the run at once (see {@link UpdateContext}). Names are
+     * step names, unique within a definition; at most 50.
+     */
+    public <U> Builder<I, O> onUpdate(String name, Class<U> input, UpdateHandler<U, ?> handler) {
+      updates.add(name, input, null, handler);
+      return this;
+    }
+
+    /**
+     * As {@link #onUpdate(String, Class, UpdateHandler)}, with {@code validator} first: an update
+     * it throws for is refused, with its message, and journals nothing.
+     */
+    public <U> Builder<I, O> onUpdate(
+        String name, Class<U> input, UpdateValidator<U> validator, UpdateHandler<U, ?> handler) {
+      if (validator == null) {
+        throw new IllegalArgumentException("update " + name + "'s validator must not be null");
+      }
+      updates.add(name, input, validator, handler);
+      return this;
+    }
+
+    /** As {@link #onUpdate(String, Class, UpdateValidator, UpdateHandler)}, for a generic input. */
+    public <U> Builder<I, O> onUpdate(
+        String name, TypeRef<U> input, UpdateValidator<U> validator, UpdateHandler<U, ?> handler) {
+      updates.add(name, input == null ? null : input.type(), validator, handler);
+      return this;
+    }
+
     public Workflow<I, O> run(WorkflowBody<I, O> body) {
       if (body == null) {
         throw new IllegalArgumentException("body must not be null");
@@ -222,6 +259,11 @@ public final class Workflow<I, O> {
     return cancelOn;
   }
 
+  /** The names of the updates it answers (see {@link Builder#onUpdate}), in the order declared. */
+  public List<String> updates() {
+    return List.copyOf(updates.all().keySet());
+  }
+
   /**
    * Starts a worker that takes this workflow's runs (from a task stream or by long polls) until
    * closed.
@@ -235,7 +277,8 @@ public final class Workflow<I, O> {
             body,
             schedules,
             concurrency,
-            cancelOn.stream().map(CancelOn::rule).toList()),
+            cancelOn.stream().map(CancelOn::rule).toList(),
+            updates),
         options);
   }
 }

@@ -12,6 +12,7 @@ import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.JdbcRunsLink;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 /**
@@ -34,8 +35,10 @@ public final class WorkflowClient implements AutoCloseable {
   private final Workflows workflows;
   private final RateLimits rateLimits;
   private final Schedules schedules;
+  private final ClientUpdates updates;
 
   private WorkflowClient(Transport transport, RunsLink runs) {
+    this.updates = new ClientUpdates(runs);
     this.transport = transport;
     this.runs = runs;
     this.runsView = new Runs(transport, runs);
@@ -89,6 +92,7 @@ public final class WorkflowClient implements AutoCloseable {
    */
   @Override
   public void close() {
+    updates.close();
     runs.close();
   }
 
@@ -215,6 +219,42 @@ public final class WorkflowClient implements AutoCloseable {
     JsonNode body = Transport.JSON.valueToTree(payload);
     SignalOutcome r = runs.signal(workflow, runId, event, body, idempotencyKey);
     return new SignalResult(r.signalId(), r.outcome());
+  }
+
+  /**
+   * Sends update {@code update} with {@code input} to a run and waits up to a minute for the answer
+   * of its workflow's handler ({@link Workflow.Builder#onUpdate}), as {@code type} ({@code
+   * Void.class} for none). A refusal (its validator threw, or no handler has the name), a run that
+   * has ended or ends first: {@link ApiException} 409; a handler that threw: {@link
+   * UpdateFailedException}; no answer in time: {@link UpdatePendingException}.
+   */
+  public <R> R update(String workflow, long runId, String update, Object input, Class<R> type) {
+    return updates.update(workflow, runId, update, input, type, null);
+  }
+
+  /** As {@link #update(String, long, String, Object, Class)}, with a timeout and a key. */
+  public <R> R update(
+      String workflow,
+      long runId,
+      String update,
+      Object input,
+      Class<R> type,
+      UpdateOptions options) {
+    return updates.update(workflow, runId, update, input, type, options);
+  }
+
+  /**
+   * As {@link #update(String, long, String, Object, Class, UpdateOptions)}, without blocking: the
+   * future completes with the answer or the exception the blocking call would throw.
+   */
+  public <R> CompletableFuture<R> updateAsync(
+      String workflow,
+      long runId,
+      String update,
+      Object input,
+      Class<R> type,
+      UpdateOptions options) {
+    return updates.updateAsync(workflow, runId, update, input, type, options);
   }
 
   /** The workers of every workflow seen lately (within the server's worker expiry). */

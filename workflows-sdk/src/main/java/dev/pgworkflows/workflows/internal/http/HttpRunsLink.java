@@ -10,10 +10,13 @@ import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartBatchRequest;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.UpdateRequest;
+import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -63,6 +66,18 @@ public final class HttpRunsLink implements RunsLink {
     return key == null
         ? transport.post(path, payload, SignalOutcome.class)
         : transport.post(path, payload, "Idempotency-Key", key, SignalOutcome.class);
+  }
+
+  @Override
+  public UpdateResult update(
+      String workflow, long runId, String update, JsonNode input, String key, int waitSeconds) {
+    return transport.post(
+        run(workflow, runId) + "/updates/" + URLEncoder.encode(update, StandardCharsets.UTF_8),
+        new UpdateRequest(input, waitSeconds),
+        "Idempotency-Key",
+        key,
+        Duration.ofSeconds(waitSeconds + 30L),
+        UpdateResult.class);
   }
 
   @Override

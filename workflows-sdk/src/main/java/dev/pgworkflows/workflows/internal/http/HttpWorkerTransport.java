@@ -24,6 +24,8 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.UpdateAnswers;
+import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.internal.link.SlotReports;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -131,6 +133,17 @@ public final class HttpWorkerTransport implements WorkerTransport {
   public CallbackMinted createCallback(
       String workflow, long runId, String name, CallbackRequest req) {
     return transport.post(run(workflow, runId) + "/callbacks/" + name, req, CallbackMinted.class);
+  }
+
+  @Override
+  public UpdateTask takeUpdates(String workflow, long runId, UpdateTask.Request req) {
+    return transport.post(run(workflow, runId) + "/update-task", req, UpdateTask.class);
+  }
+
+  @Override
+  public UpdateAnswers.Outcome answerUpdates(String workflow, long runId, UpdateAnswers answers) {
+    return transport.post(
+        run(workflow, runId) + "/update-answers", answers, UpdateAnswers.Outcome.class);
   }
 
   @Override

@@ -123,6 +123,12 @@ public final class Transport {
     return read(post(path, body, header, value), answer);
   }
 
+  /** As {@link #post(String, Object, String, String, Class)}, waiting up to {@code timeout}. */
+  public <T> T post(
+      String path, Object body, String header, String value, Duration timeout, Class<T> answer) {
+    return read(exchange("POST", path, body, timeout, header, value, null), answer);
+  }
+
   /** A part of an answer as one of the protocol's records. */
   public static <T> T read(JsonNode json, Class<T> type) {
     try {

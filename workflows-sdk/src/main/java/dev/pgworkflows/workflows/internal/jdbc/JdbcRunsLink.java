@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.jdbc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.engine.internal.runtime.RunCalls;
+import dev.pgworkflows.engine.internal.runtime.UpdateCalls;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.SignalOutcome;
@@ -9,10 +10,12 @@ import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
@@ -23,12 +26,15 @@ import javax.sql.DataSource;
 public final class JdbcRunsLink implements RunsLink {
   private final DataSource dataSource;
   private final RunCalls calls;
+  private final UpdateCalls updates;
   private final StartBatches starts;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   public JdbcRunsLink(DataSource dataSource) {
     this.dataSource = dataSource;
-    this.calls = LocalEngines.acquire(dataSource, SchemaVersion.Side.CLIENT).runCalls();
+    var engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.CLIENT);
+    this.calls = engine.runCalls();
+    this.updates = engine.updateCalls();
     this.starts =
         new StartBatches(
             new StartBatches.Sender() {
@@ -59,6 +65,21 @@ public final class JdbcRunsLink implements RunsLink {
       String workflow, long runId, String event, JsonNode payload, String key) {
     return EngineErrors.call(
         () -> calls.signal(workflow, runId, event, payload, key, "idempotencyKey"));
+  }
+
+  @Override
+  public UpdateResult update(
+      String workflow, long runId, String update, JsonNode input, String key, int waitSeconds) {
+    return EngineErrors.call(
+        () -> {
+          try {
+            return updates
+                .send(workflow, runId, update, input, key, "idempotencyKey", waitSeconds)
+                .join();
+          } catch (CompletionException e) {
+            throw EngineErrors.translate(e.getCause());
+          }
+        });
   }
 
   @Override

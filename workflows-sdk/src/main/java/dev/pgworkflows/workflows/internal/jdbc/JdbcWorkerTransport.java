@@ -27,6 +27,8 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.UpdateAnswers;
+import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
@@ -170,6 +172,16 @@ public final class JdbcWorkerTransport implements WorkerTransport {
         EngineErrors.call(
             () -> engine.callbackCalls().create(workflow, runId, name, req.timeoutMs()));
     return new CallbackMinted(m.token(), null, m.expiresAt().toString(), m.created());
+  }
+
+  @Override
+  public UpdateTask takeUpdates(String workflow, long runId, UpdateTask.Request req) {
+    return EngineErrors.call(() -> engine.updateCalls().take(workflow, runId, req));
+  }
+
+  @Override
+  public UpdateAnswers.Outcome answerUpdates(String workflow, long runId, UpdateAnswers answers) {
+    return EngineErrors.call(() -> engine.updateCalls().answer(workflow, runId, answers));
   }
 
   @Override

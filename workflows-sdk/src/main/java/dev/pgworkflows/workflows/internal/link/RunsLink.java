@@ -6,6 +6,7 @@ import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.UpdateResult;
 
 /**
  * What a client asks about runs, in the protocol's records: over HTTP to a server, or over JDBC to
@@ -16,6 +17,14 @@ public interface RunsLink extends AutoCloseable {
   StartResult start(String workflow, StartRequest body);
 
   SignalOutcome signal(String workflow, long runId, String event, JsonNode payload, String key);
+
+  /**
+   * Sends update {@code update} with {@code key} (a repeat finds the first update with it) and
+   * waits up to {@code waitSeconds} (0 to 60) for its answer: the update as it then stands. A
+   * refused or dropped update is an {@code ApiException} 409.
+   */
+  UpdateResult update(
+      String workflow, long runId, String update, JsonNode input, String key, int waitSeconds);
 
   Run get(String workflow, long runId);
 

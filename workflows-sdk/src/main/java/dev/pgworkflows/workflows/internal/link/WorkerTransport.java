@@ -23,6 +23,8 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.UpdateAnswers;
+import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -76,6 +78,12 @@ public interface WorkerTransport extends AutoCloseable {
 
   /** Mints callback {@code name} of a run (a repeat answers the one minted before). */
   CallbackMinted createCallback(String workflow, long runId, String name, CallbackRequest req);
+
+  /** The pending updates of the update task the request's lease holds, and the run's state. */
+  UpdateTask takeUpdates(String workflow, long runId, UpdateTask.Request req);
+
+  /** Answers the updates of the update task the request's lease holds, ending it. */
+  UpdateAnswers.Outcome answerUpdates(String workflow, long runId, UpdateAnswers answers);
 
   /**
    * The worker stops taking tasks: a poll of {@code workflow} waiting in this process answers now,

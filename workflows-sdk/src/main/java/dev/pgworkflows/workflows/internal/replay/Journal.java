@@ -23,6 +23,9 @@ final class Journal {
   /** The prefix of the engine's own journal rows, which step names cannot have. */
   static final String RESERVED = "__";
 
+  /** The prefix of the rows of answered updates, {@code __update.<updateId>}. */
+  static final String UPDATE = RESERVED + "update.";
+
   private final long runId;
   private final List<Task.Entry> entries;
   private final Set<String> seen = new HashSet<>();
@@ -31,6 +34,10 @@ final class Journal {
   // The changes of the carrier row that ends the journal, while this execution has added no row.
   private JsonNode tailCarrier;
   private Consumer<JsonNode> replayedState = s -> {};
+  private Consumer<JsonNode> passedUpdate = s -> {};
+  // The end of the rows replay must pass before the body's changes are new: the last row that is
+  // not an update's, plus one.
+  private int replayEnd;
   private int index;
   private NonDeterministicWorkflowException firstMismatch;
   private int mismatchAt;
@@ -56,8 +63,13 @@ final class Journal {
         if (e.name() != null && e.name().startsWith(RunStateMap.CARRIER)) {
           n++;
           tailCarrier = e.state();
+        } else if (isUpdate(e)) {
+          // An update's row leaves the carrier before it the journal's last: the body's changes
+          // that carrier holds came before the update.
+          this.entries.add(e);
         } else {
           this.entries.add(e);
+          replayEnd = this.entries.size();
           tailCarrier = null;
         }
       }
@@ -66,7 +78,29 @@ final class Journal {
     this.pending = pending;
     if (pending != null) {
       this.entries.add(pending);
+      replayEnd = this.entries.size();
     }
+  }
+
+  private static boolean isUpdate(Task.Entry e) {
+    return e.name() != null && e.name().startsWith(UPDATE);
+  }
+
+  /**
+   * Passes the rows of updates answered at this point (while the run slept or waited here, or
+   * between two of its tasks), applying their state changes: before the body's next step matches
+   * its row or runs, and as soon as the sleep or wait they followed returns. Live and in replay
+   * alike, so the body reads the same state at the same point on every replay.
+   */
+  private void passUpdates() {
+    while (index < entries.size() && isUpdate(entries.get(index))) {
+      passedUpdate.accept(entries.get(index++).state());
+    }
+  }
+
+  /** Hears each passed update row's state changes. */
+  void onPassedUpdate(Consumer<JsonNode> consumer) {
+    this.passedUpdate = consumer;
   }
 
   /** How many rows carrying only state changes the run has journaled. */
@@ -119,21 +153,26 @@ final class Journal {
    */
   Task.Entry nextIfNamed(String name) {
     seen.add(name);
+    passUpdates();
     if (index < entries.size() && entries.get(index).name().equals(name)) {
       return passed(entries.get(index++));
     }
     return null;
   }
 
-  /** Whether the journal holds entries that replay has not reached yet. */
+  /**
+   * Whether the journal holds entries that replay has not reached yet (rows of updates answered
+   * after the last of them aside: the body's changes past that row are new).
+   */
   boolean replaying() {
-    return index < entries.size();
+    return index < replayEnd;
   }
 
   private Task.Entry next(String name, String kind) {
     if (!seen.add(name)) {
       throw mismatch("step name \"" + name + "\" is used twice in run " + runId);
     }
+    passUpdates();
     if (index >= entries.size()) {
       return null;
     }
@@ -164,7 +203,11 @@ final class Journal {
       throw new Suspend(Suspend.Why.JOURNAL_END);
     }
     index++;
-    return passed(e);
+    passed(e);
+    if (kind.equals("sleep") || kind.equals("wait")) {
+      passUpdates();
+    }
+    return e;
   }
 
   /**
@@ -208,6 +251,7 @@ final class Journal {
     }
     seen.addAll(group);
     Map<String, Task.Entry> found = new HashMap<>();
+    passUpdates();
     while (index < entries.size() && group.contains(entries.get(index).name())) {
       Task.Entry e = entries.get(index);
       if (!e.kind().equals("run")) {
@@ -216,6 +260,7 @@ final class Journal {
       }
       found.put(e.name(), passed(e));
       index++;
+      passUpdates();
     }
     if (found.size() < group.size() && index < entries.size()) {
       String missing = group.stream().filter(n -> !found.containsKey(n)).findFirst().orElseThrow();
@@ -252,9 +297,11 @@ final class Journal {
 
   /** A new step's outcome, which later calls replay as though the server had sent it. */
   void append(Task.Entry entry) {
+    passUpdates();
     tailCarrier = null;
     entries.add(entry);
     index++;
+    replayEnd = entries.size();
   }
 
   /** The error journaled for step {@code name}, or null. */

@@ -50,6 +50,7 @@ public final class Replay implements WorkflowContext, StepContext {
     this.task = task;
     this.state = new RunStateMap(journal);
     journal.onReplayedState(state::replayed);
+    journal.onPassedUpdate(state::updatePassed);
     StepTracing tracing = new StepTracing(env.tracer(), workflow, task);
     this.completion = new RunCompletion(lease, journal, env.hook(), state, env.clock());
     this.steps =

@@ -184,6 +184,24 @@ final class RunStateMap implements RunState {
     }
   }
 
+  /**
+   * An answered update's row, as replay passes it: its changes join the view. The body's changes
+   * not journaled yet come after it (they go with the body's next row, after the update's), so they
+   * stay on top; unless they are the very changes of the carrier the update follows, made again by
+   * a body that got this far before: those came before the update, and are journaled already.
+   */
+  synchronized void updatePassed(JsonNode changes) {
+    if (pending != null
+        && carriers == journal.carriers()
+        && pending.equals(journal.tailCarrier())) {
+      pending = null;
+    }
+    replayed(changes);
+    if (pending != null) {
+      pending.properties().forEach(e -> apply(e.getKey(), e.getValue()));
+    }
+  }
+
   /** A new step's code is about to run: its changes are kept apart until it ends. */
   synchronized void stepStarted() {
     stepRunning = true;

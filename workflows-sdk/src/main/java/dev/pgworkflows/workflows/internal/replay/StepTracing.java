@@ -55,6 +55,18 @@ final class StepTracing {
         .startSpan();
   }
 
+  /** A started span for update {@code update} (id {@code updateId}); the caller ends it. */
+  Span update(String update, long updateId) {
+    return tracer
+        .spanBuilder("workflow.update")
+        .setParent(runContext)
+        .setAttribute("workflow.name", workflow)
+        .setAttribute("run_id", runId)
+        .setAttribute("update.name", update)
+        .setAttribute("update.id", updateId)
+        .startSpan();
+  }
+
   /** Runs {@code call} inside a span of its own for step {@code name}. */
   <T> T traced(String name, String kind, int attempt, Supplier<T> call) {
     Span span = start(name, kind, attempt);

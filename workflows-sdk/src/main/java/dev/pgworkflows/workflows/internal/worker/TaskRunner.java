@@ -12,6 +12,7 @@ import dev.pgworkflows.workflows.internal.replay.Replay;
 import dev.pgworkflows.workflows.internal.replay.RunEnvironment;
 import dev.pgworkflows.workflows.internal.replay.Suspend;
 import dev.pgworkflows.workflows.internal.replay.Task;
+import dev.pgworkflows.workflows.internal.replay.UpdateTaskRun;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,9 @@ import org.slf4j.MDC;
 /** Handles one leased task: replays the body until it finishes, fails or suspends. */
 final class TaskRunner<I, O> {
   private static final Logger log = LoggerFactory.getLogger(TaskRunner.class);
+
+  /** The reason of a task that carries the run's updates. */
+  private static final String UPDATE = "update";
 
   private final Definition<I, O> workflow;
   private final WorkerTransport transport;
@@ -43,6 +47,13 @@ final class TaskRunner<I, O> {
     env.counters().tasks.increment();
     MDC.put("runId", Long.toString(task.runId()));
     try {
+      if (UPDATE.equals(task.reason())) {
+        // The run's pending updates, not its body: answered by the workflow's handlers.
+        new UpdateTaskRun(
+                workflow.name(), workflow.version(), task, workflow.updates(), transport, env)
+            .run();
+        return;
+      }
       task = journals.fill(task);
       Replay replay = new Replay(workflow.name(), task, lease(task), env);
       if (task.version() != workflow.version()) {
