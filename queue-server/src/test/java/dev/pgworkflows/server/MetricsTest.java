@@ -79,6 +79,30 @@ class MetricsTest {
         api.post("/v1/workflows/signalled/runs/" + run + "/signals/approve", Map.of());
     assertThat(signal.json().get("delivered").asBoolean()).as(signal.body()).isTrue();
 
+    WorkerClient updated = server.worker("updated");
+    long cart = updated.start(Map.of());
+    updated.complete(updated.pollOne(), Map.of("next", Map.of("delayMs", 600_000)));
+    api.post("/v1/workflows/updated/runs/" + cart + "/updates/addItem", Map.of());
+    JsonNode updateTask = updated.pollOne();
+    Map<String, Object> lease =
+        Map.of(
+            "messageId",
+            updateTask.get("messageId").asLong(),
+            "receipt",
+            updateTask.get("receipt").asText());
+    long updateId =
+        api.post("/v1/workflows/updated/runs/" + cart + "/update-task", lease)
+            .json()
+            .get("updates")
+            .get(0)
+            .get("updateId")
+            .asLong();
+    Map<String, Object> answers = new java.util.LinkedHashMap<>(lease);
+    answers.put("answers", List.of(Map.of("updateId", updateId, "status", "completed")));
+    Api.Response answered =
+        api.post("/v1/workflows/updated/runs/" + cart + "/update-answers", answers);
+    assertThat(answered.json().get("outcome").asText()).as(answered.body()).isEqualTo("ok");
+
     api.put("/v1/queues/visible", null);
     api.post("/v1/queues/visible/messages", Map.of("body", 1));
   }
@@ -99,6 +123,8 @@ class MetricsTest {
         .contains("workflow_step_duration_seconds_count{step=\"charge\",workflow=\"measured\"} 1")
         .contains("workflow_step_retries_total{step=\"charge\",workflow=\"measured\"} 1.0")
         .contains("workflow_signals_total{event=\"approve\",workflow=\"signalled\"} 1.0")
+        .contains(
+            "workflow_updates_total{outcome=\"completed\",update=\"addItem\",workflow=\"updated\"} 1.0")
         .contains("workflow_retention_swept_total")
         .contains("workflow_runs_in_flight{workflow=\"measured\"} 0.0")
         .contains("workflow_runs_in_flight{workflow=\"signalled\"} 1.0")
@@ -157,6 +183,7 @@ class MetricsTest {
             "workflow_step_duration_seconds",
             "workflow_step_retries_total",
             "workflow_signals_total",
+            "workflow_updates_total",
             "workflow_retention_swept_total",
             "queue_depth",
             "http_server_requests_seconds");

@@ -67,12 +67,15 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
 
   private record SignalKey(String workflow, String event) {}
 
+  private record UpdateKey(String workflow, String update, String outcome) {}
+
   private final Map<RouteKey, Timer> requestTimers = new ConcurrentHashMap<>();
   private final Map<StepKey, DistributionSummary> stepDurations = new ConcurrentHashMap<>();
   private final Map<String, Counter> runsStarted = new ConcurrentHashMap<>();
   private final Map<EndKey, Counter> runsCompleted = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> runDurations = new ConcurrentHashMap<>();
   private final Map<SignalKey, Counter> signals = new ConcurrentHashMap<>();
+  private final Map<UpdateKey, Counter> updates = new ConcurrentHashMap<>();
   private final Map<StepKey, Counter> stepRetries = new ConcurrentHashMap<>();
 
   public Metrics(Sql sql, HikariDataSource pool, IntSupplier waitingPolls) {
@@ -260,6 +263,21 @@ public final class Metrics implements WorkflowEvents, Sweeper.Listener {
                         "Signals a run took, delivered to its wait or buffered for a later one,"
                             + " by workflow and event")
                     .tags("workflow", k.workflow(), "event", k.event())
+                    .register(registry))
+        .increment();
+  }
+
+  @Override
+  public void updated(String workflow, String update, String outcome) {
+    updates
+        .computeIfAbsent(
+            new UpdateKey(workflow, update, outcome),
+            k ->
+                Counter.builder("workflow_updates")
+                    .description(
+                        "Updates answered, by workflow, update and outcome (completed, failed,"
+                            + " refused)")
+                    .tags("workflow", k.workflow(), "update", k.update(), "outcome", k.outcome())
                     .register(registry))
         .increment();
   }
