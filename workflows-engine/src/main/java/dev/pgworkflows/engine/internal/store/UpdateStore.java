@@ -1,5 +1,7 @@
 package dev.pgworkflows.engine.internal.store;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
 import dev.pgworkflows.protocol.UpdateResult;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,14 +16,15 @@ import java.util.Optional;
  */
 public final class UpdateStore {
   /** A run's update as its list shows it. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Listed(
       long updateId,
       String update,
-      String input,
+      @JsonRawValue String input,
       String idempotencyKey,
       String status,
-      String output,
-      String error,
+      @JsonRawValue String output,
+      @JsonRawValue String error,
       Instant sentAt,
       Instant answeredAt) {}
 
