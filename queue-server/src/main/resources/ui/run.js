@@ -1,5 +1,5 @@
 // One run: what it was given and gave back, its steps on a timeline and in its journal, its
-// signals, callbacks, children and parent, what holds it back, and the actions an operator may take
+// signals, updates, callbacks, children and parent, what holds it back, and the actions an operator may take
 // on it.
 
 import { ApiError, call, del, get, post, run as runPath, seg } from "./api.js";
@@ -25,6 +25,7 @@ export function runView(name, runId) {
   const steps = new Section("journal");
   const signals = new Section("signals");
   const callbacks = new Section("callbacks");
+  const updates = new Section("updates");
   const family = new Section("family");
 
   // ---- actions: built once, so what the user types survives every refresh
@@ -355,6 +356,29 @@ export function runView(name, runId) {
     ]);
   }
 
+  function drawUpdates(list) {
+    updates.show(list, () => [
+      h("h2", null, "Updates"),
+      list.length === 0
+        ? empty("No update sent to this run.")
+        : table(
+            ["Update", "Input", "Sent", "State", "Answer"],
+            list.map((u) =>
+              h(
+                "tr",
+                { class: `update ${u.status}`, dataset: { update: u.update, updateId: String(u.updateId) } },
+                h("td", null, h("code", null, u.update), ` #${u.updateId}`),
+                h("td", null, h("code", null, JSON.stringify(u.input))),
+                h("td", null, time(u.sentAt)),
+                h("td", null, h("span", { class: `chip ${u.status}` }, u.status), u.answeredAt ? ` ${time(u.answeredAt)}` : ""),
+                h("td", null, u.status === "completed" ? h("code", null, JSON.stringify(u.output)) : u.error ? u.error.message || JSON.stringify(u.error) : ""),
+              ),
+            ),
+            "grid update-table",
+          ),
+    ]);
+  }
+
   function drawFamily(r) {
     const children = r.children || [];
     family.show({ children, parent: r.parent }, () => [
@@ -378,8 +402,8 @@ export function runView(name, runId) {
   }
 
   async function refresh() {
-    const [r, s, sig, b, cb] = await Promise.allSettled([get(path), get(`${path}/steps?setAside=true`), get(`${path}/signals`), get(`${path}/blockers`), get(`${path}/callbacks`)]);
-    for (const x of [r, s, sig, b, cb]) {
+    const [r, s, sig, b, cb, up] = await Promise.allSettled([get(path), get(`${path}/steps?setAside=true`), get(`${path}/signals`), get(`${path}/blockers`), get(`${path}/callbacks`), get(`${path}/updates`)]);
+    for (const x of [r, s, sig, b, cb, up]) {
       if (x.status === "rejected" && x.reason.status === 401) throw x.reason;
     }
     if (r.status === "rejected") {
@@ -404,6 +428,8 @@ export function runView(name, runId) {
     else signals.error(sig.reason, "Signals");
     if (cb.status === "fulfilled") drawCallbacks(cb.value.callbacks);
     else callbacks.error(cb.reason, "Callbacks");
+    if (up.status === "fulfilled") drawUpdates(up.value.updates);
+    else updates.error(up.reason, "Updates");
     drawFamily(current);
   }
 
@@ -417,6 +443,7 @@ export function runView(name, runId) {
     line.el,
     steps.el,
     signals.el,
+    updates.el,
     callbacks.el,
     family.el,
     actions,

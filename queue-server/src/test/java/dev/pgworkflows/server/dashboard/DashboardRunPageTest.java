@@ -114,6 +114,42 @@ class DashboardRunPageTest {
   }
 
   @Test
+  void aRunsUpdatesShowPendingAndAnsweredWithTheirAnswers() {
+    var worker = server.worker("cart-page");
+    long runId = worker.start(Map.of());
+    var task = worker.pollOne();
+    String run = "/v1/workflows/cart-page/runs/" + runId;
+    assertThat(api.post(run + "/updates/addItem", Map.of("input", Map.of("sku", "tea"))).status())
+        .isEqualTo(202);
+    // Held while the update came: the update task comes once this one is handed back.
+    worker.complete(task, Map.of("next", Map.of("delayMs", 3_600_000)));
+    var updateTask = worker.pollOne();
+    Map<String, Object> lease =
+        Map.of(
+            "messageId",
+            updateTask.get("messageId").asLong(),
+            "receipt",
+            updateTask.get("receipt").asText());
+    long first =
+        api.post(run + "/update-task", lease).json().get("updates").get(0).get("updateId").asLong();
+    Map<String, Object> answers = new java.util.LinkedHashMap<>(lease);
+    answers.put(
+        "answers",
+        java.util.List.of(
+            Map.of("updateId", first, "status", "completed", "output", Map.of("items", 1))));
+    assertThat(api.post(run + "/update-answers", answers).json().get("outcome").asText())
+        .isEqualTo("ok");
+    api.post(run + "/updates/checkout", Map.of("input", "now"));
+
+    browser.open(runRoute("cart-page", runId));
+    assertThat(browser.awaitText(".updates tr[data-update=addItem]", "completed"))
+        .contains("{\"sku\":\"tea\"}")
+        .contains("{\"items\":1}");
+    assertThat(browser.text(".updates tr[data-update=checkout]")).contains("pending");
+    browser.screenshot("run-updates");
+  }
+
+  @Test
   void cancellingARunTakesTheDialogsConfirmationAndTheServerCancelsIt() {
     long runId = server.worker("cancel-me").start(Map.of("n", 1));
     browser.open(runRoute("cancel-me", runId));
