@@ -51,6 +51,7 @@ class GuideBlocksTest {
   private static final String IMPORTS =
       """
       import static org.assertj.core.api.Assertions.assertThat;
+      import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
       import com.fasterxml.jackson.databind.JsonNode;
       import com.zaxxer.hikari.HikariConfig;
