@@ -13,7 +13,8 @@ AS $$
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_list',
                  'workflow_chain', 'workflow_chain_last', 'workflow_children', 'workflow_journal',
                  'workflow_signals', 'workflow_state', 'workflow_states', 'workflow_cancel_on_rules',
-                 'workflow_update_send', 'workflow_update_results', 'workflow_updates',
+                 'workflow_update_send', 'workflow_update_with_start', 'workflow_update_results',
+                 'workflow_updates',
                  'run_stream_read', 'run_stream_list'];
 $$;
 

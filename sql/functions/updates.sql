@@ -234,3 +234,32 @@ AS $$
      WHERE u.run_id = p_run_id
      ORDER BY u.update_id;
 $$;
+
+-- Update-with-start: starts a run of p_name (the start's arguments as workflow_start's) or finds
+-- the one its idempotency key names, and sends it update p_update, in one transaction: a run made
+-- here exists with its update, or neither does. The key is required, as it names the run a repeat
+-- finds. Answers the run (run_id, and whether this call made it) and the update as
+-- workflow_update_send does; WF003 when the run the key names has ended (nothing changes).
+CREATE OR REPLACE FUNCTION queue.workflow_update_with_start(p_name text, p_input jsonb, p_version integer, p_idempotency_key text, p_retention_days integer, p_max_retention_days integer, p_trace_context text, p_timing jsonb, p_update text, p_update_input jsonb, p_update_key text DEFAULT NULL::text)
+ RETURNS TABLE(run_id bigint, run_created boolean, update_id bigint, status text, output jsonb, error jsonb, created boolean)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+DECLARE
+    s record;
+BEGIN
+    IF p_idempotency_key IS NULL THEN
+        RAISE EXCEPTION 'an update-with-start needs the start''s idempotencyKey: it names the run a repeat finds'
+            USING ERRCODE = '22023';
+    END IF;
+    IF NOT queue.is_step_name(p_update) THEN
+        RAISE EXCEPTION 'update name "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-"',
+            left(coalesce(p_update, ''), 140) USING ERRCODE = '22023';
+    END IF;
+    SELECT w.run_id, w.created INTO s
+      FROM queue.workflow_start(p_name, p_input, p_version, p_idempotency_key, p_retention_days,
+                                p_max_retention_days, p_trace_context, p_timing) w;
+    RETURN QUERY SELECT s.run_id, s.created, u.update_id, u.status, u.output, u.error, u.created
+                   FROM queue.workflow_update_send(s.run_id, p_update, p_update_input, p_update_key) u;
+END $$;

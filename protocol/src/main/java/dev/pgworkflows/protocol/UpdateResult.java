@@ -9,7 +9,8 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
  * (with its handler's {@code output}), {@code failed} (its handler threw: {@code error}), {@code
  * refused} (its validator said no, or no handler has its name: {@code error}; nothing journaled) or
  * {@code dropped} (its run ended first). {@code created} is false when an idempotency key found an
- * update sent before.
+ * update sent before; {@code runCreated}, in the answer to an update-with-start, whether it started
+ * the run.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record UpdateResult(
@@ -19,11 +20,24 @@ public record UpdateResult(
     String status,
     @JsonRawValue @JsonDeserialize(using = RawJson.class) String output,
     @JsonRawValue @JsonDeserialize(using = RawJson.class) String error,
-    Boolean created) {
+    Boolean created,
+    Boolean runCreated) {
+
+  /** An update's answer outside an update-with-start. */
+  public UpdateResult(
+      long updateId,
+      long runId,
+      String update,
+      String status,
+      String output,
+      String error,
+      Boolean created) {
+    this(updateId, runId, update, status, output, error, created, null);
+  }
 
   /** This update, {@code created} as a send found it. */
-  public UpdateResult withCreated(Boolean created) {
-    return new UpdateResult(updateId, runId, update, status, output, error, created);
+  public UpdateResult withCreated(Boolean created, Boolean runCreated) {
+    return new UpdateResult(updateId, runId, update, status, output, error, created, runCreated);
   }
 
   /** Whether the update has its answer (or never will). */

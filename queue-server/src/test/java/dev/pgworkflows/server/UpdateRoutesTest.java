@@ -180,4 +180,37 @@ class UpdateRoutesTest {
                     task.get("receipt").asText()));
     assertThat(stale.status()).isEqualTo(409);
   }
+
+  @Test
+  void anUpdateWithStartMakesTheRunOnceAndARepeatFindsIt() {
+    Map<String, Object> body =
+        Map.of(
+            "start", Map.of("input", Map.of("customer", "ada"), "idempotencyKey", "cart-ada"),
+            "update", "addItem",
+            "input", Map.of("sku", "tea"));
+    Api.Response first = server.api().post("/v1/workflows/upd-start/update-with-start", body);
+    assertThat(first.status()).as(first.body()).isEqualTo(202);
+    assertThat(first.json().get("runCreated").asBoolean()).isTrue();
+    long run = first.json().get("runId").asLong();
+    Api.Response again = server.api().post("/v1/workflows/upd-start/update-with-start", body);
+    assertThat(again.json().get("runCreated").asBoolean()).isFalse();
+    assertThat(again.json().get("runId").asLong()).isEqualTo(run);
+    assertThat(
+            server
+                .api()
+                .get("/v1/workflows/upd-start/runs/" + run + "/updates")
+                .json()
+                .get("updates"))
+        .hasSize(2);
+
+    Api.Response keyless =
+        server
+            .api()
+            .post(
+                "/v1/workflows/upd-start/update-with-start",
+                Map.of("start", Map.of("input", 1), "update", "addItem"));
+    assertThat(keyless.status()).isEqualTo(400);
+    assertThat(keyless.json().get("detail").asText()).startsWith("start.idempotencyKey");
+    assertThat(server.api().get("/v1/workflows/upd-start/runs").json().get("runs")).hasSize(1);
+  }
 }

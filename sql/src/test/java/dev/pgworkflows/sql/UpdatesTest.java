@@ -242,4 +242,43 @@ class UpdatesTest {
       exec(c, "SELECT 1");
     }
   }
+
+  private static String withStart(Connection c, String key) throws SQLException {
+    return query(
+        c,
+        "SELECT run_id || ':' || run_created || ':' || update_id || ':' || created FROM"
+            + " queue.workflow_update_with_start('cart', '\"ada\"'::jsonb, NULL, "
+            + (key == null ? "NULL" : "'" + key + "'")
+            + ", NULL, NULL, NULL, NULL, 'addItem', '{\"sku\": \"tea\"}'::jsonb)");
+  }
+
+  @Test
+  void anUpdateWithStartMakesTheRunOnceAndUpdatesItEachTime() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      String[] first = withStart(c, "cart-ada").split(":");
+      assertThat(first[1]).isEqualTo("true");
+      String[] second = withStart(c, "cart-ada").split(":");
+      assertThat(second[0]).as("the key's run").isEqualTo(first[0]);
+      assertThat(second[1]).isEqualTo("false");
+      assertThat(second[2]).isNotEqualTo(first[2]);
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_updates(" + first[0] + ")"))
+          .isEqualTo("2");
+      Held task = poll(c, "cart");
+      assertThat(reason(c, task))
+          .as("the updates come before the body's first task")
+          .isEqualTo("update");
+
+      assertThatThrownBy(() -> withStart(c, null))
+          .hasMessageContaining("idempotencyKey")
+          .extracting(e -> ((SQLException) e).getSQLState())
+          .isEqualTo("22023");
+      exec(c, "SELECT queue.workflow_cancel(" + first[0] + ")");
+      assertThatThrownBy(() -> withStart(c, "cart-ada"))
+          .extracting(e -> ((SQLException) e).getSQLState())
+          .isEqualTo("WF003");
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_run")).isEqualTo("1");
+      assertThat(query(c, "SELECT count(*) FROM queue.workflow_updates(" + first[0] + ")"))
+          .isEqualTo("2");
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
@@ -40,18 +41,58 @@ final class ClientUpdates implements AutoCloseable {
       long left = Math.max(0, Duration.between(Instant.now(), end).toSeconds());
       UpdateResult r =
           runs.update(workflow, runId, update, body, key, (int) Math.min(MAX_WAIT_SECONDS, left));
-      switch (r.status()) {
-        case "completed" -> {
-          return Step.convert(r.output(), type);
-        }
-        case "failed" -> throw new UpdateFailedException(update, read(r.error()));
-        default -> {
-          if (left == 0) {
-            throw new UpdatePendingException(update, r.updateId(), key);
-          }
-        }
+      if (r.settled()) {
+        return answered(update, r, type);
+      }
+      if (left == 0) {
+        throw new UpdatePendingException(update, r.updateId(), key);
       }
     }
+  }
+
+  <R> StartedUpdate<R> updateWithStart(
+      String workflow,
+      StartRequest start,
+      String update,
+      Object input,
+      Type type,
+      UpdateOptions options) {
+    UpdateOptions o = options == null ? UpdateOptions.DEFAULT : options;
+    String key = o.keyForCall();
+    Instant end = Instant.now().plus(o.timeout());
+    long left = Math.max(0, Duration.between(Instant.now(), end).toSeconds());
+    UpdateResult first =
+        runs.updateWithStart(
+            workflow,
+            start,
+            update,
+            Transport.JSON.valueToTree(input),
+            key,
+            (int) Math.min(MAX_WAIT_SECONDS, left));
+    boolean made = Boolean.TRUE.equals(first.runCreated());
+    R answer =
+        first.settled()
+            ? answered(update, first, type)
+            : update(
+                workflow,
+                first.runId(),
+                update,
+                input,
+                type,
+                UpdateOptions.builder().idempotencyKey(key).timeout(remaining(end)).build());
+    return new StartedUpdate<>(first.runId(), made, answer);
+  }
+
+  private static Duration remaining(Instant end) {
+    Duration d = Duration.between(Instant.now(), end);
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  private static <R> R answered(String update, UpdateResult r, Type type) {
+    if ("failed".equals(r.status())) {
+      throw new UpdateFailedException(update, read(r.error()));
+    }
+    return convert(r.output(), type);
   }
 
   <R> CompletableFuture<R> updateAsync(
@@ -100,20 +141,17 @@ final class ClientUpdates implements AutoCloseable {
   }
 
   /** Reads an answer's JSON text as the caller's type. */
-  private static final class Step {
-    @SuppressWarnings("unchecked")
-    static <R> R convert(String json, Type type) {
-      if (type == Void.class || json == null) {
-        return null;
-      }
-      try {
-        return (R)
-            Transport.JSON.readValue(json, Transport.JSON.getTypeFactory().constructType(type));
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-        throw new WorkflowException(
-            "the update's answer does not read as " + type.getTypeName() + ": " + e.getMessage(),
-            e);
-      }
+  @SuppressWarnings("unchecked")
+  private static <R> R convert(String json, Type type) {
+    if (type == Void.class || json == null) {
+      return null;
+    }
+    try {
+      return (R)
+          Transport.JSON.readValue(json, Transport.JSON.getTypeFactory().constructType(type));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new WorkflowException(
+          "the update's answer does not read as " + type.getTypeName() + ": " + e.getMessage(), e);
     }
   }
 }

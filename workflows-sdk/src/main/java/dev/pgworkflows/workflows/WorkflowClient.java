@@ -164,21 +164,24 @@ public final class WorkflowClient implements AutoCloseable {
     if (options == null) {
       throw new IllegalArgumentException("options must not be null");
     }
-    StartRequest body =
-        new StartRequest(
-                Transport.JSON.valueToTree(input),
-                options.version(),
-                options.idempotencyKey(),
-                options.retentionDays(),
-                timing(options))
-            .withFlow(options.concurrencyKey(), options.priority());
-    StartResult r = runs.start(workflow, body);
+    StartResult r = runs.start(workflow, request(input, options));
     return new Started(
         workflow,
         r.runId(),
         RunStatus.of(r.status()),
         r.created(),
         Boolean.TRUE.equals(r.debounced()));
+  }
+
+  /** The start request of {@code input} with {@code options}. */
+  static StartRequest request(Object input, StartOptions options) {
+    return new StartRequest(
+            Transport.JSON.valueToTree(input),
+            options.version(),
+            options.idempotencyKey(),
+            options.retentionDays(),
+            timing(options))
+        .withFlow(options.concurrencyKey(), options.priority());
   }
 
   /** The options' timing as the start request carries it. */
@@ -255,6 +258,33 @@ public final class WorkflowClient implements AutoCloseable {
       Class<R> type,
       UpdateOptions options) {
     return updates.updateAsync(workflow, runId, update, input, type, options);
+  }
+
+  /**
+   * Update-with-start: starts a run of {@code workflow} (or finds the one the options' idempotency
+   * key, which is required, names) and sends it update {@code update}, in one transaction, then
+   * waits for the answer as {@link #update(String, long, String, Object, Class, UpdateOptions)}
+   * does. A cart or a session made on its first use is one call.
+   */
+  public <I, R> StartedUpdate<R> updateWithStart(
+      Workflow<I, ?> workflow,
+      I input,
+      StartOptions options,
+      String update,
+      Object updateInput,
+      Class<R> type,
+      UpdateOptions updateOptions) {
+    if (options == null || options.idempotencyKey() == null) {
+      throw new IllegalArgumentException(
+          "an update-with-start needs StartOptions with an idempotencyKey: it names the run");
+    }
+    return updates.updateWithStart(
+        workflow.name(),
+        request(input, options.withDefaultsOf(workflow)),
+        update,
+        updateInput,
+        type,
+        updateOptions);
   }
 
   /** The workers of every workflow seen lately (within the server's worker expiry). */

@@ -164,6 +164,37 @@ class UpdatesTest {
   }
 
   @Test
+  void anUpdateWithStartMakesACartOnItsFirstItem() {
+    Workflow<String, Integer> wf = cart("upd-lazy", new AtomicInteger());
+    server.serve(wf);
+    WorkflowClient client = server.client();
+    StartOptions byCustomer = StartOptions.builder().idempotencyKey("cart-ada").build();
+    StartedUpdate<Integer> first =
+        client.updateWithStart(
+            wf, "ada", byCustomer, "addItem", new Item("tea", 1), Integer.class, null);
+    assertThat(first.runCreated()).isTrue();
+    assertThat(first.answer()).isEqualTo(1);
+    StartedUpdate<Integer> second =
+        client.updateWithStart(
+            wf, "ada", byCustomer, "addItem", new Item("jam", 1), Integer.class, null);
+    assertThat(second.runCreated()).isFalse();
+    assertThat(second.runId()).isEqualTo(first.runId());
+    assertThat(second.answer()).isEqualTo(2);
+    assertThatThrownBy(
+            () ->
+                client.updateWithStart(
+                    wf,
+                    "bob",
+                    StartOptions.builder().build(),
+                    "addItem",
+                    new Item("x", 1),
+                    Integer.class,
+                    null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotencyKey");
+  }
+
+  @Test
   void updatesWorkThroughTheJdbcEngine() throws Exception {
     TestDatabase db = TestDatabase.fresh();
     try (HikariDataSource ds = WithoutAServerTest.pool(db);
@@ -173,6 +204,18 @@ class UpdatesTest {
       long run = pgw.client().start(wf, "acme").runId();
       assertThat(pgw.client().update("upd-jdbc", run, "addItem", new Item("tea", 4), Integer.class))
           .isEqualTo(1);
+      StartedUpdate<Integer> lazy =
+          pgw.client()
+              .updateWithStart(
+                  wf,
+                  "bob",
+                  StartOptions.builder().idempotencyKey("cart-bob").build(),
+                  "addItem",
+                  new Item("jam", 1),
+                  Integer.class,
+                  null);
+      assertThat(lazy.runCreated()).isTrue();
+      assertThat(lazy.answer()).isEqualTo(1);
       assertThat(
               pgw.client()
                   .updateAsync("upd-jdbc", run, "checkout", "now", Integer.class, null)

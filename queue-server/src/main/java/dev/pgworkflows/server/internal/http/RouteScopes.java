@@ -91,6 +91,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/updates", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/update-results/{updateId}", READ),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/updates/{update}", START),
+          Map.entry("POST /v1/workflows/{name}/update-with-start", START),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/update-task", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/update-answers", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/callbacks/{callback}", WORKER),

@@ -63,7 +63,7 @@ public final class ServerRoutes {
         new ScheduleRoutes(new ScheduleStore(p.sql()), core.registrations(), p.clock())::register,
         new FlowRoutes(core.flowStore(), calls, core.registrations())::register,
         new CallbackRoutes(core.callbackCalls())::register,
-        new UpdateRoutes(core.updateCalls())::register,
+        new UpdateRoutes(core.updateCalls(), p.tracing())::register,
         new HealthRoutes(p.sql(), core::listening)::register,
         new UiRoutes()::register,
         p.metrics()::register,

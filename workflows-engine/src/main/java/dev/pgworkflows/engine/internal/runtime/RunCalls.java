@@ -21,6 +21,7 @@ import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
+import dev.pgworkflows.protocol.UpdateResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -50,6 +51,17 @@ public final class RunCalls {
   /** Starts a run (or finds the one its idempotency key names); {@code trace} may be null. */
   public StartResult start(String name, StartRequest req, RunTrace trace) {
     return starts.start(name, newRun(req).traced(trace == null ? null : trace.encode()));
+  }
+
+  /**
+   * Starts a run (or finds the one the start's idempotency key names) and sends it update {@code
+   * update} with {@code input} (JSON text) in one transaction: the update as it stands, with
+   * whether the run was made.
+   */
+  public UpdateResult startWithUpdate(
+      String name, StartRequest req, RunTrace trace, String update, String input, String key) {
+    return starts.startWithUpdate(
+        name, newRun(req).traced(trace == null ? null : trace.encode()), update, input, key);
   }
 
   /** The most starts one batch may carry. */

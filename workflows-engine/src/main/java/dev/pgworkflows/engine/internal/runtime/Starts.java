@@ -8,6 +8,7 @@ import dev.pgworkflows.protocol.Rejected;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
+import dev.pgworkflows.protocol.UpdateResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -47,6 +48,17 @@ public final class Starts {
     List<StartResult> given = handed.start(name, List.of(run));
     StartResult s = given != null ? given.get(0) : store.start(name, run);
     return started(name, run, s);
+  }
+
+  /**
+   * A start and an update of its run in one transaction ({@code workflow_update_with_start}),
+   * counted and timed as a start is.
+   */
+  public UpdateResult startWithUpdate(
+      String name, NewRun run, String update, String input, String key) {
+    RunStore.UpdatedStart u = store.startWithUpdate(name, run, update, input, key);
+    started(name, run, new StartResult(u.update().runId(), "running", u.runCreated()));
+    return u.update();
   }
 
   /** Many starts of one workflow: per item, in order, the run or a rejection. */

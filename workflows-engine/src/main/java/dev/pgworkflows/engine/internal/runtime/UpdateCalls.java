@@ -5,10 +5,12 @@ import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.WorkerChecks;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.store.UpdateStore;
+import dev.pgworkflows.engine.internal.telemetry.RunTrace;
 import dev.pgworkflows.protocol.Names;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.protocol.UpdateTask;
+import dev.pgworkflows.protocol.UpdateWithStartRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +59,35 @@ public final class UpdateCalls {
     int wait = waitSeconds(waitSeconds);
     runs.run(name, runId);
     UpdateResult sent = store.send(runId, update, Json.write(input), key);
+    return settle(sent, wait);
+  }
+
+  /**
+   * Starts a run of workflow {@code name} (or finds the one the start's idempotency key names) and
+   * sends it update {@code update}, in one transaction, then waits as {@link #send} does.
+   */
+  public CompletableFuture<UpdateResult> sendWithStart(
+      String name,
+      UpdateWithStartRequest req,
+      RunTrace trace,
+      String key,
+      String keyField,
+      Integer waitSeconds) {
+    if (req.start() == null) {
+      throw ApiException.badRequest("start", "start is required: the run to start or find");
+    }
+    if (req.start().idempotencyKey() == null) {
+      throw ApiException.badRequest(
+          "start.idempotencyKey",
+          "start.idempotencyKey is required: it names the run a repeat finds");
+    }
+    checkName(req.update());
+    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
+      throw ApiException.badRequest(keyField, keyField + " must be 1 to 255 characters");
+    }
+    int wait = waitSeconds(waitSeconds);
+    UpdateResult sent =
+        runs.startWithUpdate(name, req.start(), trace, req.update(), Json.write(req.input()), key);
     return settle(sent, wait);
   }
 
@@ -126,7 +157,8 @@ public final class UpdateCalls {
               + " callers wait for updates here already; send with waitSeconds 0 and read the"
               + " answer later, or try again");
     }
-    return waiting.thenApply(r -> answer(r == null ? now : r.withCreated(now.created())));
+    return waiting.thenApply(
+        r -> answer(r == null ? now : r.withCreated(now.created(), now.runCreated())));
   }
 
   /** The update as a caller gets it: a 409 when it was refused or dropped. */

@@ -6,6 +6,7 @@ import dev.pgworkflows.protocol.Signal;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
 import dev.pgworkflows.protocol.Task;
+import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.protocol.WorkflowSummary;
 import java.sql.Array;
 import java.sql.Timestamp;
@@ -47,6 +48,42 @@ public final class RunStore {
             maxRetentionDays,
             r.traceContext(),
             startFields(r))
+        .orElseThrow();
+  }
+
+  /** An update-with-start's answer: the update, and whether the start made its run. */
+  public record UpdatedStart(UpdateResult update, boolean runCreated) {}
+
+  /** Starts a run (or finds the one its key names) and sends it an update, in one transaction. */
+  public UpdatedStart startWithUpdate(
+      String name, NewRun r, String update, String input, String key) {
+    return sql.one(
+            "SELECT run_id, run_created, update_id, status, output::text, error::text, created"
+                + " FROM queue.workflow_update_with_start(?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb, ?,"
+                + " ?::jsonb, ?)",
+            rs ->
+                new UpdatedStart(
+                    new UpdateResult(
+                        rs.getLong(3),
+                        rs.getLong(1),
+                        update,
+                        rs.getString(4),
+                        rs.getString(5),
+                        rs.getString(6),
+                        rs.getBoolean(7),
+                        rs.getBoolean(2)),
+                    rs.getBoolean(2)),
+            name,
+            r.input(),
+            r.version(),
+            r.idempotencyKey(),
+            r.retentionDays(),
+            maxRetentionDays,
+            r.traceContext(),
+            startFields(r),
+            update,
+            input,
+            key)
         .orElseThrow();
   }
 

@@ -12,6 +12,7 @@ import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.UpdateRequest;
 import dev.pgworkflows.protocol.UpdateResult;
+import dev.pgworkflows.protocol.UpdateWithStartRequest;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
 import java.net.URLEncoder;
@@ -74,6 +75,23 @@ public final class HttpRunsLink implements RunsLink {
     return transport.post(
         run(workflow, runId) + "/updates/" + URLEncoder.encode(update, StandardCharsets.UTF_8),
         new UpdateRequest(input, waitSeconds),
+        "Idempotency-Key",
+        key,
+        Duration.ofSeconds(waitSeconds + 30L),
+        UpdateResult.class);
+  }
+
+  @Override
+  public UpdateResult updateWithStart(
+      String workflow,
+      StartRequest start,
+      String update,
+      JsonNode input,
+      String key,
+      int waitSeconds) {
+    return transport.post(
+        "/v1/workflows/" + workflow + "/update-with-start",
+        new UpdateWithStartRequest(start, update, input, waitSeconds),
         "Idempotency-Key",
         key,
         Duration.ofSeconds(waitSeconds + 30L),

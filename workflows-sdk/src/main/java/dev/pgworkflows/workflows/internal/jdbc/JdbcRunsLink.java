@@ -11,6 +11,7 @@ import dev.pgworkflows.protocol.StartBatchItem;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.UpdateResult;
+import dev.pgworkflows.protocol.UpdateWithStartRequest;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
@@ -75,6 +76,32 @@ public final class JdbcRunsLink implements RunsLink {
           try {
             return updates
                 .send(workflow, runId, update, input, key, "idempotencyKey", waitSeconds)
+                .join();
+          } catch (CompletionException e) {
+            throw EngineErrors.translate(e.getCause());
+          }
+        });
+  }
+
+  @Override
+  public UpdateResult updateWithStart(
+      String workflow,
+      StartRequest start,
+      String update,
+      JsonNode input,
+      String key,
+      int waitSeconds) {
+    return EngineErrors.call(
+        () -> {
+          try {
+            return updates
+                .sendWithStart(
+                    workflow,
+                    new UpdateWithStartRequest(start, update, input, waitSeconds),
+                    RunTraces.fromCurrentSpan(),
+                    key,
+                    "idempotencyKey",
+                    waitSeconds)
                 .join();
           } catch (CompletionException e) {
             throw EngineErrors.translate(e.getCause());

@@ -26,6 +26,19 @@ public interface RunsLink extends AutoCloseable {
   UpdateResult update(
       String workflow, long runId, String update, JsonNode input, String key, int waitSeconds);
 
+  /**
+   * Starts a run (or finds the one the start's idempotency key names) and sends it update {@code
+   * update} in one transaction, then waits as {@link #update} does; the answer says whether the run
+   * was made ({@code runCreated}).
+   */
+  UpdateResult updateWithStart(
+      String workflow,
+      StartRequest start,
+      String update,
+      JsonNode input,
+      String key,
+      int waitSeconds);
+
   Run get(String workflow, long runId);
 
   Run chainLast(String workflow, long runId);
