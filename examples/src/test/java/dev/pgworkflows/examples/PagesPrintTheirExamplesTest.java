@@ -26,6 +26,12 @@ class PagesPrintTheirExamplesTest {
     assertThat(block("../README.md", "## One workflow in Java")).isEqualTo(body("FrontDoor.java"));
   }
 
+  @Test
+  void theReadmePrintsTheCartThatTheBuildRuns() throws IOException {
+    assertThat(block("../README.md", "## A cart made by its first update"))
+        .isEqualTo(body("LazyCart.java"));
+  }
+
   /** The first Java block under the heading of the page. */
   private static List<String> block(String page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(page));
