@@ -160,6 +160,57 @@ class TracingTest {
   }
 
   /** The workflow.run span of the one run of {@code workflow}, once exported: it completed. */
+  @Test
+  void anUpdateIsASpanOfItsRunsTraceWithItsOutcome() {
+    InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel = inMemory(exporter);
+    try (QueueServer server = server(otel)) {
+      String url = "http://localhost:" + server.port();
+      Workflow<String, String> wf =
+          Workflow.define("traced-update", String.class, String.class)
+              .onUpdate(
+                  "rename",
+                  String.class,
+                  (ctx, name) -> {
+                    ctx.signal("renamed", name);
+                    return "ok";
+                  })
+              .run(
+                  (ctx, in) ->
+                      ctx.step()
+                          .waitForEvent(
+                              "renamed", String.class, Match.any(), Duration.ofSeconds(30))
+                          .orElse("-"));
+      Worker worker =
+          wf.serve(WorkerOptions.url(url).pollWait(Duration.ofSeconds(1)).openTelemetry(otel));
+      try {
+        WorkflowClient client = WorkflowClient.connect(url);
+        long run = client.start("traced-update", "x").runId();
+        assertThat(client.update("traced-update", run, "rename", "ada", String.class))
+            .isEqualTo("ok");
+        assertThat(
+                client
+                    .runs()
+                    .awaitResult("traced-update", run, String.class, Duration.ofSeconds(20)))
+            .isEqualTo("ada");
+      } finally {
+        worker.close();
+      }
+      SpanData runSpan = completedRunSpan(exporter, "traced-update");
+      SpanData update =
+          exporter.getFinishedSpanItems().stream()
+              .filter(s -> s.getName().equals("workflow.update"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(update.getTraceId()).isEqualTo(runSpan.getTraceId());
+      assertThat(update.getParentSpanId()).isEqualTo(runSpan.getSpanId());
+      assertThat(update.getAttributes().get(AttributeKey.stringKey("update.name")))
+          .isEqualTo("rename");
+      assertThat(update.getAttributes().get(AttributeKey.stringKey("update.outcome")))
+          .isEqualTo("completed");
+    }
+  }
+
   private static SpanData completedRunSpan(InMemorySpanExporter exporter, String workflow) {
     Awaitility.await()
         .atMost(10, TimeUnit.SECONDS)
