@@ -147,11 +147,14 @@ class GuideBlocksTest {
 
   /**
    * Runs a shell block with bash, as printed but for the server's address, {@code H} set as the
-   * guides set it: it must exit 0, and no answer it prints may be a problem.
+   * guides set it, after its {@code <!-- given: -->} lines (a setup that makes the state the block
+   * acts on, and sets the variables it names): it must exit 0, and no answer it prints may be a
+   * problem.
    */
   private static void runShell(Block b, String url) throws Exception {
+    String printed = (b.given().isEmpty() ? "" : b.given() + "\n") + String.join("\n", b.lines());
     String script =
-        String.join("\n", b.lines())
+        printed
             .replace("http://localhost:7700", url)
             .replace("localhost:7700", url.substring("http://".length()));
     ProcessBuilder pb = new ProcessBuilder("bash", "-euo", "pipefail", "-c", script);
