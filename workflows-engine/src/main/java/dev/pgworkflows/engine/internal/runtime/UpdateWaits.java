@@ -99,8 +99,11 @@ public final class UpdateWaits {
   private void checkAll() {
     try {
       if (!byUpdate.isEmpty()) {
-        check(List.copyOf(byUpdate.keySet()));
+        List<Long> ids = List.copyOf(byUpdate.keySet());
+        io.execute(() -> check(ids));
       }
+    } catch (RejectedExecutionException e) {
+      log.debug("could not read the updates waited on: {}", e.toString());
     } catch (RuntimeException e) {
       // A periodic task that throws is never run again: keep the checks going.
       log.warn("reading the updates waited on failed", e);
