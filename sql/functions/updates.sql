@@ -18,6 +18,19 @@ AS $$
     SELECT CASE WHEN p_status = 'pending' AND p_run_status <> 'running' THEN 'dropped' ELSE p_status END;
 $$;
 
+-- Raises 22023 unless the text is an update's name: a step name.
+CREATE OR REPLACE FUNCTION queue.check_update_name(p_name text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF NOT queue.is_step_name(p_name) THEN
+        RAISE EXCEPTION 'update name "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-"',
+            left(coalesce(p_name, ''), 140) USING ERRCODE = '22023';
+    END IF;
+END $$;
+
 -- Makes sure run p_run_id (locked) has an update task not taken yet, and lets it go ahead of an
 -- idle head of the run's group.
 CREATE OR REPLACE FUNCTION queue.workflow_update_wake(p_queue text, p_run_id bigint, p_version integer)
@@ -70,10 +83,7 @@ DECLARE
     r queue.workflow_run;
     u queue.workflow_update;
 BEGIN
-    IF NOT queue.is_step_name(p_name) THEN
-        RAISE EXCEPTION 'update name "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-"',
-            left(coalesce(p_name, ''), 140) USING ERRCODE = '22023';
-    END IF;
+    PERFORM queue.check_update_name(p_name);
     IF p_key IS NOT NULL AND (p_key = '' OR length(p_key) > 255) THEN
         RAISE EXCEPTION 'idempotency key must be 1 to 255 characters' USING ERRCODE = '22023';
     END IF;
@@ -253,10 +263,7 @@ BEGIN
         RAISE EXCEPTION 'an update-with-start needs the start''s idempotencyKey: it names the run a repeat finds'
             USING ERRCODE = '22023';
     END IF;
-    IF NOT queue.is_step_name(p_update) THEN
-        RAISE EXCEPTION 'update name "%" must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-"',
-            left(coalesce(p_update, ''), 140) USING ERRCODE = '22023';
-    END IF;
+    PERFORM queue.check_update_name(p_update);
     SELECT w.run_id, w.created INTO s
       FROM queue.workflow_start(p_name, p_input, p_version, p_idempotency_key, p_retention_days,
                                 p_max_retention_days, p_trace_context, p_timing) w;

@@ -87,6 +87,7 @@ DECLARE
     v_held   int;
     v_parked int;
     v_last_key text;
+    v_update boolean;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     PERFORM queue.check_range('max', p_qty, 1, 100);
@@ -127,70 +128,59 @@ BEGIN
             r := x.r;
             -- An update task (updates.sql) is not the run's current message: its worker takes the
             -- run's pending updates, not the body, so no admission or pause holds it back.
-            IF m.body ->> 'reason' = 'update' THEN
+            v_update := m.body ->> 'reason' = 'update';
+            IF v_update THEN
                 IF r.run_id IS NULL OR r.status <> 'running' THEN
                     PERFORM queue.delete(v_queue, m.msg_id);
                     CONTINUE;
                 END IF;
-                n := n + 1;
-                run_id := r.run_id;
-                msg_id := m.msg_id;
-                receipt := queue.receipt_of(m.vt);
-                attempt := m.read_ct;
-                version := r.workflow_version;
-                reason := 'update';
-                input := r.input;
-                journal := '[]'::jsonb;
-                started_at := r.started_at;
-                trace_context := r.trace_context;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            -- A keyed run's admission, or a wait's timeout, decides with the run's row locked (run
-            -- before message, as elsewhere). A run someone holds (a signal deciding this wait,
-            -- another admission) is stepped around instead of waited for: back in a second, this
-            -- receive not counted.
-            IF r.run_id IS NOT NULL AND (r.concurrency_key IS NOT NULL OR m.body ->> 'reason' = 'timeout') THEN
-                SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
-                IF NOT FOUND THEN
-                    PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
+            ELSE
+                -- A keyed run's admission, or a wait's timeout, decides with the run's row locked (run
+                -- before message, as elsewhere). A run someone holds (a signal deciding this wait,
+                -- another admission) is stepped around instead of waited for: back in a second, this
+                -- receive not counted.
+                IF r.run_id IS NOT NULL AND (r.concurrency_key IS NOT NULL OR m.body ->> 'reason' = 'timeout') THEN
+                    SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = m.group_id::bigint FOR UPDATE SKIP LOCKED;
+                    IF NOT FOUND THEN
+                        PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp() + interval '1 second');
+                        CONTINUE;
+                    END IF;
+                END IF;
+                IF r.run_id IS NULL OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
+                    PERFORM queue.delete(v_queue, m.msg_id);
                     CONTINUE;
                 END IF;
-            END IF;
-            IF r.run_id IS NULL OR r.status <> 'running' OR r.current_msg_id IS DISTINCT FROM m.msg_id THEN
-                PERFORM queue.delete(v_queue, m.msg_id);
-                CONTINUE;
-            END IF;
-            IF r.paused_at IS NOT NULL THEN
-                PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
-                v_parked := v_parked + 1;
-                CONTINUE;
-            END IF;
-            IF m.body ->> 'reason' = 'timeout' AND r.wait_step = m.body ->> 'step' THEN
-                -- A wait on several arms keeps what fired before the timeout.
-                INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
-                VALUES (r.run_id, r.wait_step,
-                        (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
-                        'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
-                        true, r.wait_since)
-                ON CONFLICT DO NOTHING;
-                UPDATE queue.workflow_run wr
-                   SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
-                       wait_arms = NULL, wait_all = NULL, wait_fired = NULL
-                 WHERE wr.run_id = r.run_id;
-            END IF;
-            IF r.concurrency_key IS NOT NULL THEN
-                v_held := v_held + 1;
-                -- Key locks are taken in key order across rounds too: a key before one a previous
-                -- round locked is left due for the next poll (this receive not counted), else two
-                -- polls could wait for each other's keys.
-                IF r.concurrency_key < v_last_key THEN
-                    PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp());
+                IF r.paused_at IS NOT NULL THEN
+                    PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
+                    v_parked := v_parked + 1;
                     CONTINUE;
                 END IF;
-                v_last_key := r.concurrency_key;
-                CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
-                v_held := v_held - 1;
+                IF m.body ->> 'reason' = 'timeout' AND r.wait_step = m.body ->> 'step' THEN
+                    -- A wait on several arms keeps what fired before the timeout.
+                    INSERT INTO queue.workflow_step (run_id, step_name, seq, kind, output, timed_out, started_at)
+                    VALUES (r.run_id, r.wait_step,
+                            (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
+                            'wait', CASE WHEN r.wait_arms IS NOT NULL THEN jsonb_build_object('fired', r.wait_fired) END,
+                            true, r.wait_since)
+                    ON CONFLICT DO NOTHING;
+                    UPDATE queue.workflow_run wr
+                       SET wait_step = NULL, wait_event = NULL, wait_match = NULL, wait_since = NULL,
+                           wait_arms = NULL, wait_all = NULL, wait_fired = NULL
+                     WHERE wr.run_id = r.run_id;
+                END IF;
+                IF r.concurrency_key IS NOT NULL THEN
+                    v_held := v_held + 1;
+                    -- Key locks are taken in key order across rounds too: a key before one a previous
+                    -- round locked is left due for the next poll (this receive not counted), else two
+                    -- polls could wait for each other's keys.
+                    IF r.concurrency_key < v_last_key THEN
+                        PERFORM queue.workflow_task_due_again(v_queue, m.msg_id, clock_timestamp());
+                        CONTINUE;
+                    END IF;
+                    v_last_key := r.concurrency_key;
+                    CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
+                    v_held := v_held - 1;
+                END IF;
             END IF;
             n := n + 1;
             run_id := r.run_id;
@@ -200,7 +190,8 @@ BEGIN
             version := r.workflow_version;
             reason := m.body ->> 'reason';
             input := r.input;
-            journal := queue.workflow_journal_unless_longer(r.run_id, p_journal_max);
+            journal := CASE WHEN v_update THEN '[]'::jsonb
+                            ELSE queue.workflow_journal_unless_longer(r.run_id, p_journal_max) END;
             started_at := r.started_at;
             trace_context := r.trace_context;
             RETURN NEXT;

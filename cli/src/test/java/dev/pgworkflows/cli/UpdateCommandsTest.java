@@ -2,12 +2,9 @@ package dev.pgworkflows.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.TestServer;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import dev.pgworkflows.server.testing.WorkerClient;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -22,32 +19,10 @@ class UpdateCommandsTest {
 
   private final Cli pgw = new Cli(server::url, TestServer.TOKEN);
 
-  /** Answers the next update task of {@code worker}'s workflow with {@code answer}. */
+  /** Answers the next update task of {@code worker}'s workflow with {@code answer}, meanwhile. */
   private static CompletableFuture<Void> answerNext(
       WorkerClient worker, Map<String, Object> answer) {
-    return CompletableFuture.runAsync(
-        () -> {
-          JsonNode task = worker.pollOne();
-          Map<String, Object> lease =
-              Map.of(
-                  "messageId", task.get("messageId").asLong(),
-                  "receipt", task.get("receipt").asText());
-          String run = "/v1/workflows/carts/runs/" + task.get("runId").asLong();
-          long id =
-              server
-                  .api()
-                  .post(run + "/update-task", lease)
-                  .json()
-                  .get("updates")
-                  .get(0)
-                  .get("updateId")
-                  .asLong();
-          Map<String, Object> a = new LinkedHashMap<>(answer);
-          a.put("updateId", id);
-          Map<String, Object> body = new LinkedHashMap<>(lease);
-          body.put("answers", List.of(a));
-          server.api().post(run + "/update-answers", body);
-        });
+    return CompletableFuture.runAsync(() -> worker.answerUpdate(worker.pollOne(), answer));
   }
 
   @Test

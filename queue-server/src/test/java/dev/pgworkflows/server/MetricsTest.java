@@ -83,24 +83,7 @@ class MetricsTest {
     long cart = updated.start(Map.of());
     updated.complete(updated.pollOne(), Map.of("next", Map.of("delayMs", 600_000)));
     api.post("/v1/workflows/updated/runs/" + cart + "/updates/addItem", Map.of());
-    JsonNode updateTask = updated.pollOne();
-    Map<String, Object> lease =
-        Map.of(
-            "messageId",
-            updateTask.get("messageId").asLong(),
-            "receipt",
-            updateTask.get("receipt").asText());
-    long updateId =
-        api.post("/v1/workflows/updated/runs/" + cart + "/update-task", lease)
-            .json()
-            .get("updates")
-            .get(0)
-            .get("updateId")
-            .asLong();
-    Map<String, Object> answers = new java.util.LinkedHashMap<>(lease);
-    answers.put("answers", List.of(Map.of("updateId", updateId, "status", "completed")));
-    Api.Response answered =
-        api.post("/v1/workflows/updated/runs/" + cart + "/update-answers", answers);
+    Api.Response answered = updated.answerUpdate(updated.pollOne(), Map.of("status", "completed"));
     assertThat(answered.json().get("outcome").asText()).as(answered.body()).isEqualTo("ok");
 
     api.put("/v1/queues/visible", null);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.server.testing.ServerOnFreshDatabase;
 import dev.pgworkflows.server.testing.WorkerClient;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -34,26 +33,9 @@ class UpdateRoutesTest {
     assertThat(slept.status()).as(slept.body()).isEqualTo(200);
   }
 
-  /**
-   * Takes the pending updates of the next task (an update task) and answers each with {@code
-   * answer}.
-   */
+  /** Answers the next task (an update task) of {@code w}'s workflow with {@code answer}. */
   private static Api.Response answerNext(WorkerClient w, Map<String, Object> answer) {
-    JsonNode task = w.pollOne();
-    assertThat(task.get("reason").asText()).isEqualTo("update");
-    Map<String, Object> lease =
-        Map.of(
-            "messageId", task.get("messageId").asLong(), "receipt", task.get("receipt").asText());
-    String path = run(w, task.get("runId").asLong());
-    Api.Response taken = server.api().post(path + "/update-task", lease);
-    assertThat(taken.status()).as(taken.body()).isEqualTo(200);
-    JsonNode pending = taken.json().get("updates");
-    assertThat(pending).hasSize(1);
-    Map<String, Object> a = new java.util.LinkedHashMap<>(answer);
-    a.put("updateId", pending.get(0).get("updateId").asLong());
-    Map<String, Object> body = new java.util.LinkedHashMap<>(lease);
-    body.put("answers", List.of(a));
-    return server.api().post(path + "/update-answers", body);
+    return w.answerUpdate(w.pollOne(), answer);
   }
 
   @Test

@@ -123,21 +123,13 @@ class DashboardRunPageTest {
         .isEqualTo(202);
     // Held while the update came: the update task comes once this one is handed back.
     worker.complete(task, Map.of("next", Map.of("delayMs", 3_600_000)));
-    var updateTask = worker.pollOne();
-    Map<String, Object> lease =
-        Map.of(
-            "messageId",
-            updateTask.get("messageId").asLong(),
-            "receipt",
-            updateTask.get("receipt").asText());
-    long first =
-        api.post(run + "/update-task", lease).json().get("updates").get(0).get("updateId").asLong();
-    Map<String, Object> answers = new java.util.LinkedHashMap<>(lease);
-    answers.put(
-        "answers",
-        java.util.List.of(
-            Map.of("updateId", first, "status", "completed", "output", Map.of("items", 1))));
-    assertThat(api.post(run + "/update-answers", answers).json().get("outcome").asText())
+    assertThat(
+            worker
+                .answerUpdate(
+                    worker.pollOne(), Map.of("status", "completed", "output", Map.of("items", 1)))
+                .json()
+                .get("outcome")
+                .asText())
         .isEqualTo("ok");
     api.post(run + "/updates/checkout", Map.of("input", "now"));
 

@@ -180,4 +180,28 @@ public final class WorkerClient {
             "receipt", task.get("receipt").asText(),
             "leaseSeconds", leaseSeconds));
   }
+
+  // ---- updates
+
+  /**
+   * Takes the pending updates of {@code task} (a task of reason {@code update}) and answers the
+   * first with {@code answer} (its {@code updateId} added); the answer route's response. The task
+   * must hold exactly one update.
+   */
+  public Api.Response answerUpdate(JsonNode task, Map<String, Object> answer) {
+    assertThat(task.get("reason").asText()).isEqualTo("update");
+    Map<String, Object> lease =
+        Map.of(
+            "messageId", task.get("messageId").asLong(), "receipt", task.get("receipt").asText());
+    String run = path("/runs/" + task.get("runId").asLong());
+    Api.Response taken = api.post(run + "/update-task", lease);
+    assertThat(taken.status()).as(taken.body()).isEqualTo(200);
+    JsonNode pending = taken.json().get("updates");
+    assertThat(pending).hasSize(1);
+    Map<String, Object> a = new LinkedHashMap<>(answer);
+    a.put("updateId", pending.get(0).get("updateId").asLong());
+    Map<String, Object> body = new LinkedHashMap<>(lease);
+    body.put("answers", List.of(a));
+    return api.post(run + "/update-answers", body);
+  }
 }

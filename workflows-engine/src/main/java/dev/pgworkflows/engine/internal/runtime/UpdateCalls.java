@@ -53,9 +53,7 @@ public final class UpdateCalls {
       String keyField,
       Integer waitSeconds) {
     checkName(update);
-    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
-      throw ApiException.badRequest(keyField, keyField + " must be 1 to 255 characters");
-    }
+    checkKey(key, keyField);
     int wait = waitSeconds(waitSeconds);
     runs.run(name, runId);
     UpdateResult sent = store.send(runId, update, Json.write(input), key);
@@ -82,9 +80,7 @@ public final class UpdateCalls {
           "start.idempotencyKey is required: it names the run a repeat finds");
     }
     checkName(req.update());
-    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
-      throw ApiException.badRequest(keyField, keyField + " must be 1 to 255 characters");
-    }
+    checkKey(key, keyField);
     int wait = waitSeconds(waitSeconds);
     UpdateResult sent =
         runs.startWithUpdate(name, req.start(), trace, req.update(), Json.write(req.input()), key);
@@ -188,6 +184,12 @@ public final class UpdateCalls {
     if (!Names.isStepName(update)) {
       throw ApiException.badRequest(
           "update", "update must be 1 to 128 characters of a-z, A-Z, 0-9, \".\", \"_\" and \"-\"");
+    }
+  }
+
+  private static void checkKey(String key, String keyField) {
+    if (key != null && (key.isEmpty() || key.codePointCount(0, key.length()) > 255)) {
+      throw ApiException.badRequest(keyField, keyField + " must be 1 to 255 characters");
     }
   }
 

@@ -16,8 +16,10 @@ import dev.pgworkflows.workflows.internal.link.RunsLink;
 import dev.pgworkflows.workflows.internal.link.StartBatches;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
@@ -71,16 +73,8 @@ public final class JdbcRunsLink implements RunsLink {
   @Override
   public UpdateResult update(
       String workflow, long runId, String update, JsonNode input, String key, int waitSeconds) {
-    return EngineErrors.call(
-        () -> {
-          try {
-            return updates
-                .send(workflow, runId, update, input, key, "idempotencyKey", waitSeconds)
-                .join();
-          } catch (CompletionException e) {
-            throw EngineErrors.translate(e.getCause());
-          }
-        });
+    return answered(
+        () -> updates.send(workflow, runId, update, input, key, "idempotencyKey", waitSeconds));
   }
 
   @Override
@@ -91,18 +85,23 @@ public final class JdbcRunsLink implements RunsLink {
       JsonNode input,
       String key,
       int waitSeconds) {
+    return answered(
+        () ->
+            updates.sendWithStart(
+                workflow,
+                new UpdateWithStartRequest(start, update, input, waitSeconds),
+                RunTraces.fromCurrentSpan(),
+                key,
+                "idempotencyKey",
+                waitSeconds));
+  }
+
+  /** An update's answer, once the engine's wait for it is over, refusals as a server's. */
+  private static UpdateResult answered(Supplier<CompletableFuture<UpdateResult>> call) {
     return EngineErrors.call(
         () -> {
           try {
-            return updates
-                .sendWithStart(
-                    workflow,
-                    new UpdateWithStartRequest(start, update, input, waitSeconds),
-                    RunTraces.fromCurrentSpan(),
-                    key,
-                    "idempotencyKey",
-                    waitSeconds)
-                .join();
+            return call.get().join();
           } catch (CompletionException e) {
             throw EngineErrors.translate(e.getCause());
           }

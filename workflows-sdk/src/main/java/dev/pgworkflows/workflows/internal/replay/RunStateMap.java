@@ -155,13 +155,18 @@ final class RunStateMap implements RunState {
   }
 
   private int countSet() {
-    int n = view.size();
-    if (step != null) {
-      for (Map.Entry<String, JsonNode> e : step.properties()) {
-        boolean inView = view.containsKey(e.getKey());
-        if (e.getValue().isNull() && inView) {
+    return keysAfter(view, step);
+  }
+
+  /** How many keys {@code set} holds once {@code changes} (null: none) are made to it. */
+  static int keysAfter(Map<String, JsonNode> set, ObjectNode changes) {
+    int n = set.size();
+    if (changes != null) {
+      for (Map.Entry<String, JsonNode> e : changes.properties()) {
+        boolean had = set.containsKey(e.getKey());
+        if (e.getValue().isNull() && had) {
           n--;
-        } else if (!e.getValue().isNull() && !inView) {
+        } else if (!e.getValue().isNull() && !had) {
           n++;
         }
       }

@@ -153,16 +153,7 @@ final class UpdateScope implements UpdateContext, RunState {
   }
 
   private int countSet() {
-    int n = state.size();
-    for (Map.Entry<String, JsonNode> e : changes.properties()) {
-      boolean had = state.containsKey(e.getKey());
-      if (e.getValue().isNull() && had) {
-        n--;
-      } else if (!e.getValue().isNull() && !had) {
-        n++;
-      }
-    }
-    return n;
+    return RunStateMap.keysAfter(state, changes);
   }
 
   private static void check(String key) {
