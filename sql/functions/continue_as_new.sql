@@ -63,8 +63,10 @@ BEGIN
     IF r.idempotency_key IS NOT NULL THEN
         UPDATE queue.workflow_run wr SET idempotency_key = NULL WHERE wr.run_id = p_run_id;
     END IF;
+    -- The successor keeps its key as it is: no concurrency strategy applies (continuedFrom).
     v_flow := nullif(jsonb_strip_nulls(jsonb_build_object('concurrencyKey', r.concurrency_key,
-                                                          'priority', r.priority)), '{}'::jsonb);
+                                                          'priority', r.priority)), '{}'::jsonb)
+              || jsonb_build_object('continuedFrom', p_run_id);
     SELECT s.run_id INTO v_next
       FROM queue.workflow_start(r.workflow_name, p_input, NULL, r.idempotency_key, r.retention_days,
                                 greatest(p_max_retention_days, r.retention_days), p_trace_context,
@@ -75,7 +77,7 @@ BEGIN
            parent_step = r.parent_step, on_parent_cancel = r.on_parent_cancel,
            -- An operator's pause holds the chain (the poll parks the successor's first task), and
            -- the chain keeps the deadline it was given.
-           paused_at = r.paused_at, deadline_at = r.deadline_at
+           paused_at = r.paused_at, deadline_at = r.deadline_at, slot_limit = r.slot_limit
      WHERE wr.run_id = v_next;
     -- Signals no wait took yet are the successor's to wait for.
     UPDATE queue.workflow_signal ws SET run_id = v_next

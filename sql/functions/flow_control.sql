@@ -55,28 +55,40 @@ AS $$
     SELECT make_interval(mins => coalesce(p_priority, 0));
 $$;
 
--- Gives a run just started by a batch item its key and priority (a start's concurrencyKey and
--- priority fields); a priority moves its first task, when due now, ahead by priority_lead.
-CREATE OR REPLACE FUNCTION queue.flow_start(p_run_id bigint, p_item jsonb)
+-- A start item's concurrencyKey (null: none); raises 22023 unless it is a string of 1 to 255
+-- characters.
+CREATE OR REPLACE FUNCTION queue.flow_key_of(p_item jsonb)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF jsonb_typeof(coalesce(p_item -> 'concurrencyKey', 'null')) NOT IN ('string', 'null') THEN
+        RAISE EXCEPTION 'concurrencyKey must be a string' USING ERRCODE = '22023';
+    END IF;
+    IF p_item ->> 'concurrencyKey' IS NOT NULL THEN
+        PERFORM queue.check_flow_key(p_item ->> 'concurrencyKey');
+    END IF;
+    RETURN p_item ->> 'concurrencyKey';
+END $$;
+
+-- Gives a run just started by a batch item its key, priority and the limit its input gave its key
+-- (p_slot_limit, see flow_strategy); a priority moves its first task, when due now, ahead by
+-- priority_lead.
+DROP FUNCTION IF EXISTS queue.flow_start(bigint, jsonb);
+CREATE OR REPLACE FUNCTION queue.flow_start(p_run_id bigint, p_item jsonb, p_slot_limit integer DEFAULT NULL::integer)
  RETURNS void
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
 DECLARE
-    v_key      text;
+    v_key      text := queue.flow_key_of(p_item);
     v_priority smallint;
     r          queue.workflow_run;
 BEGIN
-    IF jsonb_typeof(coalesce(p_item -> 'concurrencyKey', 'null')) NOT IN ('string', 'null') THEN
-        RAISE EXCEPTION 'concurrencyKey must be a string' USING ERRCODE = '22023';
-    END IF;
     IF jsonb_typeof(coalesce(p_item -> 'priority', 'null')) NOT IN ('number', 'null') THEN
         RAISE EXCEPTION 'priority must be a number' USING ERRCODE = '22023';
-    END IF;
-    v_key := p_item ->> 'concurrencyKey';
-    IF v_key IS NOT NULL THEN
-        PERFORM queue.check_flow_key(v_key);
     END IF;
     IF p_item ->> 'priority' IS NOT NULL THEN
         PERFORM queue.check_range('priority', (p_item ->> 'priority')::numeric::bigint, 0, 9);
@@ -85,7 +97,8 @@ BEGIN
     IF v_key IS NULL AND v_priority IS NULL THEN
         RETURN;
     END IF;
-    UPDATE queue.workflow_run wr SET concurrency_key = v_key, priority = v_priority
+    UPDATE queue.workflow_run wr
+       SET concurrency_key = v_key, priority = v_priority, slot_limit = p_slot_limit
      WHERE wr.run_id = p_run_id
     RETURNING * INTO r;
     IF v_priority IS NOT NULL AND r.current_msg_id IS NOT NULL THEN
@@ -93,6 +106,110 @@ BEGIN
                        'q___wf_' || r.workflow_name)
             USING r.current_msg_id, queue.priority_lead(v_priority);
     END IF;
+END $$;
+
+-- The limit a run's input gives its key under its workflow's limitFrom (null: the limit has no
+-- limitFrom): the value at the path, through limits when set (a value limits does not name takes
+-- the workflow's limit), else the value itself, a whole number from 1 to 100000. Raises 22023
+-- naming the path when the input has no value there or the value is no limit.
+CREATE OR REPLACE FUNCTION queue.flow_input_limit(cl queue.concurrency_limit, p_input jsonb)
+ RETURNS integer
+ LANGUAGE plpgsql
+ STABLE
+AS $$
+DECLARE
+    v jsonb;
+BEGIN
+    IF cl.limit_from IS NULL THEN
+        RETURN NULL;
+    END IF;
+    v := jsonb_path_query_first(coalesce(p_input, 'null'::jsonb), cl.limit_from::jsonpath);
+    IF v IS NULL OR v = 'null'::jsonb THEN
+        RAISE EXCEPTION 'input has no value at % (the path limitFrom of workflow "%"''s concurrency limit reads)',
+            cl.limit_from, cl.workflow_name USING ERRCODE = '22023';
+    END IF;
+    IF cl.limits IS NOT NULL THEN
+        RETURN coalesce((cl.limits ->> (v #>> '{}'))::int, cl.max_active);
+    END IF;
+    IF jsonb_typeof(v) <> 'number' OR v::text::numeric NOT BETWEEN 1 AND 100000
+       OR v::text::numeric <> trunc(v::text::numeric) THEN
+        RAISE EXCEPTION 'input at % must be a whole number from 1 to 100000 (the run''s concurrency limit, limitFrom), got %',
+            cl.limit_from, v USING ERRCODE = '22023';
+    END IF;
+    RETURN v::text::int;
+END $$;
+
+-- What the concurrency limit of a start's workflow makes of a start of key p_key with input
+-- p_input, before its run is made (workflow_start): the limit's strategy, the limit the input
+-- gives the key (limitFrom, else null), whether the key's running runs (sleeping and waiting ones
+-- too) are at the limit in force, and the key's newest running run. No row when the workflow has
+-- no limit. A strategy other than queue takes the key's start lock first, so that racing starts of
+-- one key count each other.
+CREATE OR REPLACE FUNCTION queue.flow_strategy(p_name text, p_key text, p_input jsonb)
+ RETURNS TABLE(strategy text, slot_limit integer, key_full boolean, newest bigint)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    cl      queue.concurrency_limit;
+    v_limit int;
+    v_count int;
+BEGIN
+    SELECT * INTO cl FROM queue.concurrency_limit l WHERE l.workflow_name = p_name;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    slot_limit := queue.flow_input_limit(cl, p_input);
+    strategy := cl.strategy;
+    IF cl.strategy <> 'queue' THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended('start' || chr(1) || p_name || chr(1) || p_key, 11));
+    END IF;
+    v_limit := queue.run_concurrency_limit(p_name, p_key, slot_limit);
+    SELECT count(*), max(x.run_id) INTO v_count, newest
+      FROM (SELECT wr.run_id FROM queue.workflow_run wr
+             WHERE wr.workflow_name = p_name AND wr.concurrency_key = p_key AND wr.status = 'running'
+             ORDER BY wr.run_id DESC
+             LIMIT v_limit) x;
+    key_full := v_count >= v_limit;
+    RETURN NEXT;
+END $$;
+
+-- Carries out a strategy for run p_run_id just made by a start of key p_key (flow_strategy's
+-- strategy and key_full): cancel_in_progress cancels the oldest of the key's other running runs,
+-- as many as keep the new run within the limit; cancel_newest cancels the new run when the key was
+-- full. Answers what happened to the run (started, queued or cancelled) and the runs cancelled.
+CREATE OR REPLACE FUNCTION queue.flow_apply_strategy(p_run_id bigint, p_name text, p_key text, p_strategy text, p_key_full boolean, p_slot_limit integer)
+ RETURNS TABLE(admission text, cancelled_runs bigint[])
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_limit int;
+    c       bigint;
+BEGIN
+    IF p_strategy = 'cancel_in_progress' THEN
+        v_limit := queue.run_concurrency_limit(p_name, p_key, p_slot_limit);
+        cancelled_runs := '{}';
+        FOR c IN SELECT wr.run_id FROM queue.workflow_run wr
+                  WHERE wr.workflow_name = p_name AND wr.concurrency_key = p_key AND wr.status = 'running'
+                    AND wr.run_id <> p_run_id
+                  ORDER BY wr.run_id DESC
+                 OFFSET v_limit - 1 LOOP
+            IF (SELECT x.cancelled FROM queue.workflow_cancel(c) x) THEN
+                cancelled_runs := cancelled_runs || c;
+            END IF;
+        END LOOP;
+        cancelled_runs := (SELECT array_agg(u ORDER BY u) FROM unnest(cancelled_runs) u);
+        admission := 'started';
+    ELSIF p_strategy = 'cancel_newest' AND p_key_full THEN
+        PERFORM * FROM queue.workflow_cancel(p_run_id);
+        admission := 'cancelled';
+    ELSE
+        admission := CASE WHEN p_key_full THEN 'queued' ELSE 'started' END;
+    END IF;
+    RETURN NEXT;
 END $$;
 
 -- Wakes up to p_n of the oldest waiting runs of a workflow's key (a slot is kept for each), making
@@ -243,11 +360,9 @@ BEGIN
     IF r.slot_held THEN
         RETURN true;
     END IF;
-    -- The key's own limit when it has one, else its workflow's.
-    SELECT coalesce((SELECT kl.max_active FROM queue.concurrency_key_limit kl
-                      WHERE kl.workflow_name = r.workflow_name AND kl.concurrency_key = r.concurrency_key),
-                    (SELECT cl.max_active FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name))
-      INTO v_limit;
+    -- The key's own limit when it has one, else the one the run's input gave it, else its
+    -- workflow's.
+    v_limit := queue.run_concurrency_limit(r.workflow_name, r.concurrency_key, r.slot_limit);
     IF v_limit IS NULL THEN
         RETURN true;
     END IF;
@@ -345,10 +460,14 @@ BEGIN
     RETURN false;
 END $$;
 
--- Sets (p_limit 1 to 100000) or removes (null) the concurrency limit of a workflow's keys; wakes
--- the parked runs a higher limit or none lets through. Returns the limit now in force.
-CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit integer)
- RETURNS integer
+-- Sets (p_limit 1 to 100000) or removes (null) the concurrency limit of a workflow's keys, with
+-- its strategy (queue, cancel_in_progress, cancel_newest or skip; see V019__concurrency_strategies)
+-- and, optionally, the JSON path into a run's input whose value gives the run's key its limit
+-- (p_limit_from), through p_limits (value to limit) when given; wakes the parked runs a higher limit
+-- or none lets through. Returns the settings now in force (all null when removed).
+DROP FUNCTION IF EXISTS queue.set_concurrency_limit(text, integer);
+CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit integer, p_strategy text DEFAULT 'queue'::text, p_limit_from text DEFAULT NULL::text, p_limits jsonb DEFAULT NULL::jsonb)
+ RETURNS queue.concurrency_limit
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -356,15 +475,25 @@ CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit inte
  SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
-    k       record;
+    k  record;
+    cl queue.concurrency_limit;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_limit IS NULL THEN
+        IF coalesce(p_strategy, 'queue') <> 'queue' OR p_limit_from IS NOT NULL OR p_limits IS NOT NULL THEN
+            RAISE EXCEPTION 'limit is required with a strategy, limitFrom or limits (a null limit removes the limit)'
+                USING ERRCODE = '22023';
+        END IF;
         DELETE FROM queue.concurrency_limit WHERE workflow_name = p_name;
     ELSE
         PERFORM queue.check_range('limit', p_limit, 1, 100000);
-        INSERT INTO queue.concurrency_limit (workflow_name, max_active) VALUES (p_name, p_limit)
-        ON CONFLICT (workflow_name) DO UPDATE SET max_active = EXCLUDED.max_active, updated_at = now();
+        PERFORM queue.check_concurrency_strategy(coalesce(p_strategy, 'queue'), p_limit_from, p_limits);
+        INSERT INTO queue.concurrency_limit AS l (workflow_name, max_active, strategy, limit_from, limits)
+        VALUES (p_name, p_limit, coalesce(p_strategy, 'queue'), p_limit_from, p_limits)
+        ON CONFLICT (workflow_name) DO UPDATE
+            SET max_active = EXCLUDED.max_active, strategy = EXCLUDED.strategy,
+                limit_from = EXCLUDED.limit_from, limits = EXCLUDED.limits, updated_at = now()
+        RETURNING * INTO cl;
     END IF;
     -- Keys with a limit of their own are left alone.
     FOR k IN SELECT DISTINCT cw.concurrency_key FROM queue.concurrency_wait cw
@@ -374,8 +503,74 @@ BEGIN
               ORDER BY 1 LOOP
         PERFORM queue.flow_wake_up_to(p_name, k.concurrency_key, p_limit);
     END LOOP;
-    RETURN p_limit;
+    RETURN cl;
 END $$;
+
+-- Raises 22023 naming the field unless a concurrency limit's strategy is one of queue,
+-- cancel_in_progress, cancel_newest and skip, its limitFrom (when given) a JSON path of at most 255
+-- characters, and its limits (when given, only with limitFrom) an object of at most 100 values,
+-- each a whole number from 1 to 100000.
+CREATE OR REPLACE FUNCTION queue.check_concurrency_strategy(p_strategy text, p_limit_from text, p_limits jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+DECLARE
+    e record;
+BEGIN
+    IF p_strategy IS NULL OR p_strategy NOT IN ('queue', 'cancel_in_progress', 'cancel_newest', 'skip') THEN
+        RAISE EXCEPTION 'strategy must be one of queue, cancel_in_progress, cancel_newest and skip, got "%"', p_strategy
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_limit_from IS NOT NULL THEN
+        IF p_limit_from = '' OR length(p_limit_from) > 255 THEN
+            RAISE EXCEPTION 'limitFrom must be a JSON path of 1 to 255 characters' USING ERRCODE = '22023';
+        END IF;
+        BEGIN
+            PERFORM p_limit_from::jsonpath;
+        EXCEPTION WHEN syntax_error OR invalid_text_representation THEN
+            RAISE EXCEPTION 'limitFrom is not a JSON path (such as $.plan): %', SQLERRM USING ERRCODE = '22023';
+        END;
+    END IF;
+    IF p_limits IS NOT NULL THEN
+        IF p_limit_from IS NULL THEN
+            RAISE EXCEPTION 'limits goes with limitFrom: it maps the value limitFrom reads to a limit'
+                USING ERRCODE = '22023';
+        END IF;
+        IF jsonb_typeof(p_limits) <> 'object' OR (SELECT count(*) FROM jsonb_object_keys(p_limits)) > 100 THEN
+            RAISE EXCEPTION 'limits must be an object of at most 100 values, each a limit' USING ERRCODE = '22023';
+        END IF;
+        FOR e IN SELECT * FROM jsonb_each(p_limits) LOOP
+            IF jsonb_typeof(e.value) <> 'number' OR e.value::text::numeric NOT BETWEEN 1 AND 100000
+               OR e.value::text::numeric <> trunc(e.value::text::numeric) THEN
+                RAISE EXCEPTION 'limits.% must be a whole number from 1 to 100000, got %', e.key, e.value
+                    USING ERRCODE = '22023';
+            END IF;
+        END LOOP;
+    END IF;
+END $$;
+
+-- A workflow's concurrency limit with its strategy and limitFrom (no row when it has none).
+CREATE OR REPLACE FUNCTION queue.concurrency_settings_of(p_name text)
+ RETURNS SETOF queue.concurrency_limit
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT * FROM queue.concurrency_limit WHERE workflow_name = p_name;
+$$;
+
+-- The limit in force for a run's key: the key's own, else, under its workflow's limit, the one the
+-- run's input gave it (p_slot_limit, limitFrom), else its workflow's (null: none).
+CREATE OR REPLACE FUNCTION queue.run_concurrency_limit(p_name text, p_key text, p_slot_limit integer)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $$
+    SELECT coalesce((SELECT kl.max_active FROM queue.concurrency_key_limit kl
+                      WHERE kl.workflow_name = p_name AND kl.concurrency_key = p_key),
+                    (SELECT coalesce(p_slot_limit, cl.max_active) FROM queue.concurrency_limit cl
+                      WHERE cl.workflow_name = p_name));
+$$;
 
 -- Wakes as many parked runs of a workflow's key as p_limit (null: no limit) lets hold a slot
 -- beside those holding one now, under the key's admission lock.
@@ -417,7 +612,7 @@ BEGIN
         ON CONFLICT (workflow_name, concurrency_key)
         DO UPDATE SET max_active = EXCLUDED.max_active, updated_at = now();
     END IF;
-    PERFORM queue.flow_wake_up_to(p_name, p_key, queue.concurrency_limit_for(p_name, p_key));
+    PERFORM queue.flow_wake_up_to(p_name, p_key, queue.run_concurrency_limit(p_name, p_key, NULL));
     RETURN p_limit;
 END $$;
 
@@ -430,17 +625,8 @@ AS $$
     SELECT max_active FROM queue.concurrency_key_limit WHERE workflow_name = p_name AND concurrency_key = p_key;
 $$;
 
--- The concurrency limit in force for a workflow's key: the key's own, else the workflow's (null:
--- none).
-CREATE OR REPLACE FUNCTION queue.concurrency_limit_for(p_name text, p_key text)
- RETURNS integer
- LANGUAGE sql
- STABLE
-AS $$
-    SELECT coalesce((SELECT max_active FROM queue.concurrency_key_limit
-                      WHERE workflow_name = p_name AND concurrency_key = p_key),
-                    (SELECT max_active FROM queue.concurrency_limit WHERE workflow_name = p_name));
-$$;
+-- Replaced by run_concurrency_limit, which also reads the limit a run's input gave its key.
+DROP FUNCTION IF EXISTS queue.concurrency_limit_for(text, text);
 
 -- A workflow's keys with a concurrency limit of their own, by key.
 CREATE OR REPLACE FUNCTION queue.key_concurrency_limits(p_name text)

@@ -190,10 +190,7 @@ BEGIN
 
     -- A parked task waits for a slot of its key; a due one of a full key will be parked.
     IF r.concurrency_key IS NOT NULL AND r.slot_held IS NOT TRUE AND NOT v_leased THEN
-        SELECT coalesce((SELECT kl.max_active FROM queue.concurrency_key_limit kl
-                          WHERE kl.workflow_name = p_workflow AND kl.concurrency_key = r.concurrency_key),
-                        (SELECT cl.max_active FROM queue.concurrency_limit cl WHERE cl.workflow_name = p_workflow))
-          INTO v_limit;
+        v_limit := queue.run_concurrency_limit(p_workflow, r.concurrency_key, r.slot_limit);
         IF v_limit IS NOT NULL THEN
             SELECT count(*) INTO v_active FROM queue.workflow_run wr
              WHERE wr.workflow_name = p_workflow AND wr.concurrency_key = r.concurrency_key AND wr.slot_held;

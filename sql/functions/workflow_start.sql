@@ -18,10 +18,16 @@ END $$;
 -- transaction. p_timing's fields (see workflow_timing) may make the first task due later, give the
 -- run a deadline, or fold the start into the pending run of its debounce key (created false).
 -- p_max_retention_days caps the retention; null (a start made through SQL) means the ceiling the
--- servers stored (queue.max_retention_days).
+-- servers stored (queue.max_retention_days). A start with a concurrencyKey whose workflow has a
+-- concurrency limit is answered with what its strategy made of it (admission: started, queued,
+-- cancelled or skipped, see flow_strategy) and the runs it cancelled; admission is null otherwise.
+-- A skipped start makes no run: it answers the key's newest running run (created false). A child's
+-- start is never skipped: its parent waits for that very run, so it is made and cancelled instead.
+-- A continuation (continuedFrom in p_timing) takes its key as it is, strategy or not.
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text);
+DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text, jsonb);
 CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT NULL::integer, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
- RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean)
+ RETURNS TABLE(run_id bigint, status queue.workflow_status, created boolean, admission text, cancelled_runs bigint[])
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -40,6 +46,13 @@ DECLARE
     v_deadline  timestamptz;
     v_debounce  text;
     v_window    int;
+    v_key       text;
+    v_strategy  text;
+    v_slots     int;
+    v_full      boolean;
+    v_newest    bigint;
+    v_admission text;
+    v_cancelled bigint[];
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_version IS NOT NULL THEN
@@ -70,7 +83,24 @@ BEGIN
     IF v_debounce IS NOT NULL THEN
         v_run := queue.workflow_debounce(p_name, v_debounce, v_window, p_input, p_timing, v_now);
         IF v_run IS NOT NULL THEN
-            RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, false;
+            RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, false, NULL::text, NULL::bigint[];
+            RETURN;
+        END IF;
+    END IF;
+    IF queue.flow_fields(p_timing) THEN
+        v_key := queue.flow_key_of(p_timing);
+    END IF;
+    IF v_key IS NOT NULL AND NOT p_timing ? 'continuedFrom' THEN
+        SELECT f.strategy, f.slot_limit, f.key_full, f.newest INTO v_strategy, v_slots, v_full, v_newest
+          FROM queue.flow_strategy(p_name, v_key, p_input) f;
+        IF v_strategy = 'skip' AND v_full AND coalesce(p_idempotency_key, '') NOT LIKE '\_\_child/%' THEN
+            -- A repeat of a start that made its run answers that run, as any repeat does.
+            RETURN QUERY SELECT r.run_id, r.status, false, NULL::text, NULL::bigint[] FROM queue.workflow_run r
+                          WHERE r.workflow_name = p_name AND r.idempotency_key = p_idempotency_key;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT v_newest, 'running'::queue.workflow_status, false, 'skipped'::text,
+                                    NULL::bigint[];
+            END IF;
             RETURN;
         END IF;
     END IF;
@@ -83,7 +113,7 @@ BEGIN
         ON CONFLICT (workflow_name, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING workflow_run.run_id INTO v_run;
         IF v_run IS NULL THEN
-            RETURN QUERY SELECT r.run_id, r.status, false FROM queue.workflow_run r
+            RETURN QUERY SELECT r.run_id, r.status, false, NULL::text, NULL::bigint[] FROM queue.workflow_run r
                           WHERE r.workflow_name = p_name AND r.idempotency_key = p_idempotency_key;
             RETURN;
         END IF;
@@ -91,9 +121,19 @@ BEGIN
                                v_now, v_due);
         UPDATE queue.workflow_run r SET current_msg_id = v_msg WHERE r.run_id = v_run;
         IF queue.flow_fields(p_timing) THEN
-            PERFORM queue.flow_start(v_run, p_timing);
+            PERFORM queue.flow_start(v_run, p_timing, v_slots);
         END IF;
-        RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true;
+        IF v_strategy IS NOT NULL THEN
+            SELECT a.admission, a.cancelled_runs INTO v_admission, v_cancelled
+              FROM queue.flow_apply_strategy(v_run, p_name, v_key,
+                                             CASE WHEN v_strategy = 'skip' THEN 'cancel_newest' ELSE v_strategy END,
+                                             v_full, v_slots) a;
+            RETURN QUERY SELECT v_run, CASE WHEN v_admission = 'cancelled' THEN 'cancelled'
+                                            ELSE 'running' END::queue.workflow_status,
+                                true, v_admission, v_cancelled;
+            RETURN;
+        END IF;
+        RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true, NULL::text, NULL::bigint[];
         RETURN;
     END IF;
 
@@ -109,12 +149,13 @@ BEGIN
     OVERRIDING SYSTEM VALUE
     VALUES (v_run, p_name, v_version, p_input, v_retention, p_trace_context, v_msg);
     PERFORM queue.notify_once(v_queue);
-    RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true;
+    RETURN QUERY SELECT v_run, 'running'::queue.workflow_status, true, NULL::text, NULL::bigint[];
 END $$;
 
 -- Starts each item of a batch through workflow_start, one by one; answers in item order.
+DROP FUNCTION IF EXISTS queue.workflow_start_each(text, jsonb, integer);
 CREATE OR REPLACE FUNCTION queue.workflow_start_each(p_name text, p_items jsonb, p_max_retention_days integer DEFAULT 365)
- RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean)
+ RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean, admission text, cancelled_runs bigint[])
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -153,14 +194,17 @@ BEGIN
         run_id := s.run_id;
         status := s.status;
         created := s.created;
+        admission := s.admission;
+        cancelled_runs := s.cancelled_runs;
         RETURN NEXT;
     END LOOP;
 END $$;
 
 -- Starts a batch of runs set-based (keys deduplicated against each other and the table); answers in
 -- item order.
+DROP FUNCTION IF EXISTS queue.workflow_start_batch(text, jsonb, integer);
 CREATE OR REPLACE FUNCTION queue.workflow_start_batch(p_name text, p_items jsonb, p_max_retention_days integer DEFAULT 365)
- RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean)
+ RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean, admission text, cancelled_runs bigint[])
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -246,14 +290,15 @@ BEGIN
     SELECT u.run, p_name, u.v, u.input, u.keep, u.trace, u.msg
       FROM unnest(v_runs, v_versions, v_inputs, v_keep, v_traces, v_msgs) AS u(run, v, input, keep, trace, msg);
     PERFORM queue.notify_once(v_queue);
-    RETURN QUERY SELECT u.n::int, u.run, 'running'::queue.workflow_status, true
+    RETURN QUERY SELECT u.n::int, u.run, 'running'::queue.workflow_status, true, NULL::text, NULL::bigint[]
                    FROM unnest(v_runs) WITH ORDINALITY u(run, n) ORDER BY u.n;
 END $$;
 
 -- Starts runs and leases up to p_take of their first tasks to the caller in the same transaction (a
 -- start handed to a waiting worker).
+DROP FUNCTION IF EXISTS queue.workflow_start_leased(text, jsonb, integer[], integer, integer, integer);
 CREATE OR REPLACE FUNCTION queue.workflow_start_leased(p_name text, p_items jsonb, p_versions integer[], p_take integer, p_lease integer, p_max_retention_days integer DEFAULT 365)
- RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, started_at timestamp with time zone, trace_context text)
+ RETURNS TABLE(ord integer, run_id bigint, status queue.workflow_status, created boolean, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, started_at timestamp with time zone, trace_context text, admission text, cancelled_runs bigint[])
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -268,6 +313,8 @@ DECLARE
     v_runs    bigint[];
     v_status  queue.workflow_status[];
     v_created boolean[];
+    v_admits  text[];
+    v_cancels jsonb[];
     v_made    int;
     v_take_runs bigint[];
     v_take    bigint[];
@@ -371,7 +418,8 @@ BEGIN
     -- A lone start with a key or timing: the run row decides which of racing
     -- starts wins, then its first message is leased if the run is new and due.
     IF v_item IS NOT NULL THEN
-        SELECT s.run_id, s.status, s.created INTO run_id, status, created
+        SELECT s.run_id, s.status, s.created, s.admission, s.cancelled_runs
+          INTO run_id, status, created, admission, cancelled_runs
           FROM queue.workflow_start(p_name, coalesce(v_item -> 'input', 'null'::jsonb),
                                     (v_item ->> 'version')::int, v_item ->> 'idempotencyKey',
                                     (v_item ->> 'retentionDays')::int, p_max_retention_days,
@@ -404,8 +452,9 @@ BEGIN
     END IF;
 
     SELECT array_agg(b.ord ORDER BY b.ord), array_agg(b.run_id ORDER BY b.ord),
-           array_agg(b.status ORDER BY b.ord), array_agg(b.created ORDER BY b.ord)
-      INTO v_ords, v_runs, v_status, v_created
+           array_agg(b.status ORDER BY b.ord), array_agg(b.created ORDER BY b.ord),
+           array_agg(b.admission ORDER BY b.ord), array_agg(to_jsonb(b.cancelled_runs) ORDER BY b.ord)
+      INTO v_ords, v_runs, v_status, v_created, v_admits, v_cancels
       FROM queue.workflow_start_batch(p_name, p_items, p_max_retention_days) b;
 
     -- The first messages to lease: of runs created here, in item order.
@@ -439,8 +488,10 @@ BEGIN
     END IF;
     RETURN QUERY
         SELECT u.o, u.run, u.st, u.made, l.msg, queue.receipt_of(l.vt), l.ct, r.workflow_version, l.reason,
-               r.started_at, r.trace_context
-          FROM unnest(v_ords, v_runs, v_status, v_created) u(o, run, st, made)
+               r.started_at, r.trace_context, u.adm,
+               CASE WHEN u.cancels IS NOT NULL
+                    THEN ARRAY(SELECT jsonb_array_elements_text(u.cancels)::bigint) END
+          FROM unnest(v_ords, v_runs, v_status, v_created, v_admits, v_cancels) u(o, run, st, made, adm, cancels)
           LEFT JOIN (unnest(v_take_runs, v_take) t(run, msg)
                      JOIN unnest(v_msgs, v_cts, v_vts, v_reasons) l(msg, ct, vt, reason) ON l.msg = t.msg
                      JOIN queue.workflow_run r ON r.run_id = t.run)

@@ -29,7 +29,7 @@ public final class Workflow<I, O> {
   private final Type outputType;
   private final WorkflowBody<I, O> body;
   private final List<Schedule> schedules;
-  private final Integer concurrency;
+  private final Concurrency concurrency;
   private final List<CancelOn> cancelOn;
   private final UpdateHandlers updates;
 
@@ -75,7 +75,7 @@ public final class Workflow<I, O> {
     private Duration retention = Duration.ofDays(30);
     private Duration deadline;
     private final List<Schedule> schedules = new ArrayList<>();
-    private Integer concurrency;
+    private Concurrency concurrency;
     private final List<CancelOn> cancelOn = new ArrayList<>();
     private final UpdateHandlers updates = new UpdateHandlers();
 
@@ -142,17 +142,27 @@ public final class Workflow<I, O> {
     /**
      * At most {@code n} runs of each concurrency key of this workflow ({@link
      * StartOptions.Builder#concurrencyKey}) run at once (1 to 100000); the rest wait, oldest start
-     * first, and start as slots free. A worker sets it on the server when it starts ({@code PUT
-     * /v1/workflows/{name}/code-concurrency}, with the worker's own token), so a deploy with a
-     * changed limit applies it and the last worker to start wins. A key's own limit ({@link
-     * Workflows#setKeyConcurrencyLimit}) still holds for that key. A limit dropped from the code
-     * stays on the server until removed ({@link Workflows#setConcurrencyLimit} with null).
+     * first, and start as slots free. The same as {@code concurrency(Concurrency.limit(n))}.
      */
     public Builder<I, O> concurrency(int n) {
-      if (n < 1 || n > 100_000) {
-        throw new IllegalArgumentException("concurrency must be between 1 and 100000, got " + n);
+      return concurrency(Concurrency.limit(n));
+    }
+
+    /**
+     * The concurrency limit per key of this workflow: how many runs of each concurrency key ({@link
+     * StartOptions.Builder#concurrencyKey}) run at once, what a start of a full key does ({@link
+     * ConcurrencyStrategy}), and whether the limit comes from each run's input. A worker sets it on
+     * the server when it starts ({@code PUT /v1/workflows/{name}/code-concurrency}, with the
+     * worker's own token), so a deploy with a changed limit applies it and the last worker to start
+     * wins. A key's own limit ({@link Workflows#setKeyConcurrencyLimit}) still holds for that key.
+     * A limit dropped from the code stays on the server until removed ({@link
+     * Workflows#setConcurrencyLimit} with null).
+     */
+    public Builder<I, O> concurrency(Concurrency c) {
+      if (c == null) {
+        throw new IllegalArgumentException("concurrency must not be null");
       }
-      this.concurrency = n;
+      this.concurrency = c;
       return this;
     }
 
@@ -250,7 +260,7 @@ public final class Workflow<I, O> {
   }
 
   /** The concurrency limit per key its workers set (see {@link Builder#concurrency}), or null. */
-  public Integer concurrency() {
+  public Concurrency concurrency() {
     return concurrency;
   }
 
@@ -276,7 +286,7 @@ public final class Workflow<I, O> {
             inputType,
             body,
             schedules,
-            concurrency,
+            concurrency == null ? null : concurrency.wire(),
             cancelOn.stream().map(CancelOn::rule).toList(),
             updates),
         options);

@@ -170,7 +170,9 @@ public final class WorkflowClient implements AutoCloseable {
         r.runId(),
         RunStatus.of(r.status()),
         r.created(),
-        Boolean.TRUE.equals(r.debounced()));
+        Boolean.TRUE.equals(r.debounced()),
+        Admission.of(r.admission()),
+        r.cancelledRuns());
   }
 
   /** The start request of {@code input} with {@code options}. */

@@ -6,6 +6,7 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * What a server holds per workflow ({@link WorkflowClient#workflows()}): its pause and its
@@ -33,6 +34,33 @@ public final class Workflows {
         "/v1/workflows/" + workflow + "/concurrency",
         new ConcurrencyLimit(null, limit),
         Duration.ofSeconds(30));
+  }
+
+  /**
+   * Sets {@code workflow}'s concurrency limit per key with its strategy and, optionally, the path
+   * into a run's input that gives each key its limit (see {@link Concurrency}). Needs scope {@code
+   * admin}. A bad setting is an {@link ApiException} (400) naming it, and nothing changes.
+   */
+  public void setConcurrency(String workflow, Concurrency concurrency) {
+    Workflow.checkName(workflow);
+    if (concurrency == null) {
+      throw new IllegalArgumentException(
+          "concurrency must not be null (setConcurrencyLimit with null removes the limit)");
+    }
+    transport.send(
+        "PUT",
+        "/v1/workflows/" + workflow + "/concurrency",
+        concurrency.wire(),
+        Duration.ofSeconds(30));
+  }
+
+  /** {@code workflow}'s concurrency limit per key, empty when it has none. Needs scope read. */
+  public Optional<Concurrency> concurrency(String workflow) {
+    Workflow.checkName(workflow);
+    ConcurrencyLimit l =
+        Transport.read(
+            transport.get("/v1/workflows/" + workflow + "/concurrency"), ConcurrencyLimit.class);
+    return l.limit() == null ? Optional.empty() : Optional.of(Concurrency.of(l));
   }
 
   /**

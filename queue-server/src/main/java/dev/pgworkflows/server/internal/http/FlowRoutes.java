@@ -49,18 +49,17 @@ public final class FlowRoutes {
     JsonBodies.respond(
         ctx,
         200,
-        new ConcurrencyLimit(
-            name, store.concurrencyLimit(name).orElse(null), store.keyConcurrencyLimits(name)));
+        store
+            .concurrencySettings(name)
+            .orElse(new ConcurrencyLimit(name, null))
+            .of(name, store.keyConcurrencyLimits(name)));
   }
 
   private void setConcurrency(Context ctx) {
     String name = Params.workflow(ctx);
-    ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
-    if (req.limit() != null) {
-      Params.range("limit", req.limit(), 1, 1, 100_000);
-    }
+    ConcurrencyLimit req = FlowChecks.concurrency(JsonBodies.read(ctx, ConcurrencyLimit.class));
     JsonBodies.respond(
-        ctx, 200, new ConcurrencyLimit(name, store.setConcurrencyLimit(name, req.limit())));
+        ctx, 200, store.setConcurrencyLimit(name, req).orElse(new ConcurrencyLimit(name, null)));
   }
 
   private void setCodeConcurrency(Context ctx) {

@@ -1,5 +1,8 @@
 package dev.pgworkflows.engine.internal.checks;
 
+import dev.pgworkflows.protocol.ConcurrencyLimit;
+import java.util.Set;
+
 /**
  * Checks the flow-control fields of starts and limits before the database does (whose functions in
  * sql/functions/flow_control.sql check them again and name the same fields).
@@ -24,4 +27,58 @@ public final class FlowChecks {
     }
     return priority;
   }
+
+  /**
+   * A workflow's concurrency settings: a limit of 1 to 100000 (null removes the limit, and then
+   * nothing else may be given), a known strategy, a limitFrom of 1 to 255 characters starting with
+   * {@code $} (its syntax is the database's to check), and limits only with limitFrom, at most 100,
+   * each 1 to 100000.
+   */
+  public static ConcurrencyLimit concurrency(ConcurrencyLimit req) {
+    if (req.limit() == null) {
+      if (req.strategy() != null && !req.strategy().equals("queue")
+          || req.limitFrom() != null
+          || req.limits() != null) {
+        throw ApiException.badRequest(
+            "limit",
+            "limit is required with a strategy, limitFrom or limits (null removes the limit)");
+      }
+      return req;
+    }
+    WorkerChecks.range("limit", req.limit(), 1, 1, 100_000);
+    if (req.strategy() != null && !STRATEGIES.contains(req.strategy())) {
+      throw ApiException.badRequest(
+          "strategy",
+          "strategy must be one of queue, cancel_in_progress, cancel_newest and skip, got \""
+              + req.strategy()
+              + "\"");
+    }
+    if (req.limitFrom() != null
+        && (!req.limitFrom().startsWith("$") || req.limitFrom().length() > 255)) {
+      throw ApiException.badRequest(
+          "limitFrom", "limitFrom must be a JSON path of at most 255 characters, such as $.plan");
+    }
+    if (req.limits() != null) {
+      if (req.limitFrom() == null) {
+        throw ApiException.badRequest(
+            "limits", "limits goes with limitFrom: it maps the value limitFrom reads to a limit");
+      }
+      if (req.limits().size() > 100) {
+        throw ApiException.badRequest("limits", "limits holds at most 100 values");
+      }
+      req.limits()
+          .forEach(
+              (value, n) -> {
+                if (n == null || n < 1 || n > 100_000) {
+                  throw ApiException.badRequest(
+                      "limits." + value,
+                      "limits." + value + " must be a whole number from 1 to 100000, got " + n);
+                }
+              });
+    }
+    return req;
+  }
+
+  private static final Set<String> STRATEGIES =
+      Set.of("queue", "cancel_in_progress", "cancel_newest", "skip");
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -63,6 +64,15 @@ public final class Json {
 
   /** Reads JSON the database made as a {@code type}. */
   public static <T> T read(String json, Class<T> type) {
+    try {
+      return MAPPER.readValue(json, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the database's JSON does not read: " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads JSON the database made as the type {@code type} names (a generic one). */
+  public static <T> T read(String json, TypeReference<T> type) {
     try {
       return MAPPER.readValue(json, type);
     } catch (JsonProcessingException e) {

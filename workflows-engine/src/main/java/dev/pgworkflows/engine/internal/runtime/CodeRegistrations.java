@@ -3,8 +3,8 @@ package dev.pgworkflows.engine.internal.runtime;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.pgworkflows.engine.internal.checks.ApiException;
+import dev.pgworkflows.engine.internal.checks.FlowChecks;
 import dev.pgworkflows.engine.internal.checks.ScheduleChecks;
-import dev.pgworkflows.engine.internal.checks.WorkerChecks;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
@@ -75,8 +75,7 @@ public final class CodeRegistrations {
       throw ApiException.badRequest(
           "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
     }
-    WorkerChecks.range("limit", req.limit(), 1, 1, 100_000);
-    return new ConcurrencyLimit(workflow, flow.setConcurrencyLimit(workflow, req.limit()));
+    return flow.setConcurrencyLimit(workflow, FlowChecks.concurrency(req)).orElseThrow();
   }
 
   /** Replaces the cancel-on rules of {@code workflow}'s definition; answers them as stored. */

@@ -1,5 +1,8 @@
 package dev.pgworkflows.engine.internal.store;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.pgworkflows.engine.internal.json.Json;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
@@ -7,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Flow control's functions: concurrency limits, rate limits, and a step's rate-limited answer. */
@@ -17,15 +21,39 @@ public final class FlowStore {
     this.sql = sql;
   }
 
-  /** Sets (or, with null, removes) a workflow's concurrency limit; answers the limit in force. */
-  public Integer setConcurrencyLimit(String workflow, Integer limit) {
+  /**
+   * Sets (or, with a null limit, removes) a workflow's concurrency limit with its strategy and
+   * limitFrom (null strategy: queue); answers the settings in force (empty when removed).
+   */
+  public Optional<ConcurrencyLimit> setConcurrencyLimit(String workflow, ConcurrencyLimit req) {
     return sql.one(
-            "SELECT queue.set_concurrency_limit(?, ?)",
-            rs -> (Integer) rs.getObject(1),
-            workflow,
-            limit)
-        .orElse(null);
+        "SELECT * FROM queue.set_concurrency_limit(?, ?, ?, ?, ?::jsonb)",
+        rs -> rs.getObject("max_active") == null ? null : concurrency(rs),
+        workflow,
+        req.limit(),
+        req.strategy() == null ? "queue" : req.strategy(),
+        req.limitFrom(),
+        req.limits() == null ? null : Json.write(req.limits()));
   }
+
+  /** A workflow's concurrency limit with its strategy and limitFrom, empty when it has none. */
+  public Optional<ConcurrencyLimit> concurrencySettings(String workflow) {
+    return sql.one(
+        "SELECT * FROM queue.concurrency_settings_of(?)", FlowStore::concurrency, workflow);
+  }
+
+  private static ConcurrencyLimit concurrency(ResultSet rs) throws SQLException {
+    String limits = rs.getString("limits");
+    return new ConcurrencyLimit(
+        rs.getString("workflow_name"),
+        rs.getInt("max_active"),
+        rs.getString("strategy"),
+        rs.getString("limit_from"),
+        limits == null ? null : Json.read(limits, LIMITS),
+        null);
+  }
+
+  private static final TypeReference<Map<String, Integer>> LIMITS = new TypeReference<>() {};
 
   /**
    * Replaces a workflow's cancel-on rules ({@code rules}, a JSON array as {@code
@@ -45,13 +73,6 @@ public final class FlowStore {
   public String cancelOn(String workflow) {
     return sql.one("SELECT queue.workflow_cancel_on_rules(?)", rs -> rs.getString(1), workflow)
         .orElseThrow();
-  }
-
-  /** A workflow's concurrency limit, empty when it has none. */
-  public Optional<Integer> concurrencyLimit(String workflow) {
-    return sql.one(
-            "SELECT queue.concurrency_limit_of(?)", rs -> (Integer) rs.getObject(1), workflow)
-        .filter(l -> l != null);
   }
 
   /**

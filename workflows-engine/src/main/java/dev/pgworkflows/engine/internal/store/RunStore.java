@@ -9,6 +9,8 @@ import dev.pgworkflows.protocol.Task;
 import dev.pgworkflows.protocol.UpdateResult;
 import dev.pgworkflows.protocol.WorkflowSummary;
 import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
@@ -39,7 +41,7 @@ public final class RunStore {
   public StartResult start(String name, NewRun r) {
     return sql.one(
             "SELECT * FROM queue.workflow_start(?, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb)",
-            rs -> new StartResult(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
+            RunStore::startResult,
             name,
             r.input(),
             r.version(),
@@ -49,6 +51,20 @@ public final class RunStore {
             r.traceContext(),
             startFields(r))
         .orElseThrow();
+  }
+
+  /**
+   * A start's answer from a row of {@code workflow_start} (or of a function answering as it does):
+   * run_id, status, created, and what a concurrency strategy made of it.
+   */
+  private static StartResult startResult(ResultSet rs) throws SQLException {
+    Array cancelled = rs.getArray("cancelled_runs");
+    return new StartResult(
+        rs.getLong("run_id"),
+        rs.getString("status"),
+        rs.getBoolean("created"),
+        rs.getString("admission"),
+        cancelled == null ? null : List.of((Long[]) cancelled.getArray()));
   }
 
   /** An update-with-start's answer: the update, and whether the start made its run. */
@@ -90,8 +106,9 @@ public final class RunStore {
   /** The starts in one transaction, answered in order. */
   public List<StartResult> startBatch(String name, List<NewRun> items) {
     return sql.list(
-        "SELECT run_id, status, created FROM queue.workflow_start_batch(?, ?::jsonb, ?) ORDER BY ord",
-        rs -> new StartResult(rs.getLong(1), rs.getString(2), rs.getBoolean(3)),
+        "SELECT run_id, status, created, admission, cancelled_runs"
+            + " FROM queue.workflow_start_batch(?, ?::jsonb, ?) ORDER BY ord",
+        RunStore::startResult,
         name,
         itemsJson(items),
         maxRetentionDays);
@@ -113,9 +130,7 @@ public final class RunStore {
               c,
               "SELECT * FROM queue.workflow_start_leased(?, ?::jsonb, ?::int[], ?, ?, ?)",
               rs -> {
-                StartResult s =
-                    new StartResult(
-                        rs.getLong("run_id"), rs.getString("status"), rs.getBoolean("created"));
+                StartResult s = startResult(rs);
                 long msg = rs.getLong("msg_id");
                 if (rs.wasNull()) {
                   return new StartedTask(s, null);

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.sql;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pgworkflows.workflows.Admission;
 import dev.pgworkflows.workflows.RunStatus;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Started;
@@ -9,11 +10,14 @@ import dev.pgworkflows.workflows.internal.http.Transport;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanId;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -26,7 +30,8 @@ public final class SqlStarts {
    * WORKFLOWS_MAX_RETENTION_DAYS}), capping a longer retention as the server's routes do.
    */
   private static final String START =
-      "SELECT run_id, status, created FROM queue.workflow_start(p_name => ?, p_input => ?::jsonb,"
+      "SELECT run_id, status, created, admission, cancelled_runs FROM queue.workflow_start(p_name"
+          + " => ?, p_input => ?::jsonb,"
           + " p_version => ?, p_idempotency_key => ?, p_retention_days => ?,"
           + " p_trace_context => ?, p_timing => ?::jsonb)";
 
@@ -61,12 +66,18 @@ public final class SqlStarts {
                   throw new SQLException("queue.workflow_start answered no row");
                 }
                 boolean created = rs.getBoolean(3);
+                String admission = rs.getString(4);
+                Array cancelled = rs.getArray(5);
                 return new Started(
                     workflow,
                     rs.getLong(1),
                     RunStatus.of(rs.getString(2)),
                     created,
-                    o.debounceKey() != null && !created);
+                    o.debounceKey() != null && !created,
+                    admission == null
+                        ? null
+                        : Admission.valueOf(admission.toUpperCase(Locale.ROOT)),
+                    cancelled == null ? List.of() : List.of((Long[]) cancelled.getArray()));
               }
             }
           });

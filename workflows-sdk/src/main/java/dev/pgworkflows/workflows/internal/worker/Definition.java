@@ -1,6 +1,7 @@
 package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.protocol.CancelOnRule;
+import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.WorkflowBody;
 import dev.pgworkflows.workflows.internal.replay.UpdateHandlers;
@@ -18,7 +19,7 @@ public record Definition<I, O>(
     Type inputType,
     WorkflowBody<I, O> body,
     List<Schedule> schedules,
-    Integer concurrency,
+    ConcurrencyLimit concurrency,
     List<CancelOnRule> cancelOn,
     UpdateHandlers updates) {
 

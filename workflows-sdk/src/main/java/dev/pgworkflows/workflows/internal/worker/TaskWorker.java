@@ -1,7 +1,6 @@
 package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.protocol.CancelOnRules;
-import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerMetrics;
@@ -120,9 +119,7 @@ public final class TaskWorker implements Worker {
                 name,
                 "its concurrency limit",
                 workflow.concurrency() != null,
-                () ->
-                    link.setCodeConcurrency(
-                        name, new ConcurrencyLimit(null, workflow.concurrency()))),
+                () -> link.setCodeConcurrency(name, workflow.concurrency())),
             new CodeRegistration(
                 name,
                 "its cancel-on rules",
