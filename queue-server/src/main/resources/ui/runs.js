@@ -20,6 +20,7 @@ export function runsView(name, query) {
   let next = null;
 
   const list = new Section("runs-list");
+  const limits = new Section("concurrency", "p");
   const pager = h("div", { class: "pager" });
   const prevButton = h("button", { type: "button", class: "prev", onclick: () => page(before.pop() ?? null) }, "← Newer");
   const firstButton = h("button", { type: "button", class: "first", onclick: () => ((before.length = 0), page(null)) }, "Newest");
@@ -88,10 +89,32 @@ export function runsView(name, query) {
     await refresh();
   }
 
+  // The workflow's concurrency limit: how many runs of a key at once, what a start of a full key
+  // does, and where the limit comes from.
+  function showLimits(c) {
+    limits.show(c, () => {
+      if (c.limit == null) return "No concurrency limit: runs of each key start as workers take them.";
+      const from = c.limitFrom
+        ? `, limit from ${c.limitFrom}${c.limits ? ` (${Object.entries(c.limits).map(([k, v]) => `${k}=${v}`).join(", ")})` : ""}`
+        : "";
+      const keys = (c.keys || []).map((k) => `${k.key}=${k.limit}`).join(", ");
+      return [
+        h("span", { class: "label" }, "Concurrency "),
+        h("span", { class: "limit" }, `${c.limit} per key`),
+        ", strategy ",
+        h("span", { class: "strategy" }, (c.strategy || "queue").replaceAll("_", " ")),
+        from,
+        keys ? `; keys' own limits: ${keys}` : "",
+      ];
+    });
+  }
+
   async function refresh() {
     let data;
     try {
-      data = await get(`${wf(name)}/runs?${apiQuery()}`);
+      const [runs, c] = await Promise.all([get(`${wf(name)}/runs?${apiQuery()}`), get(`${wf(name)}/concurrency`)]);
+      data = runs;
+      showLimits(c);
     } catch (e) {
       if (e.status === 401) throw e;
       list.error(e, "The runs could not be listed");
@@ -132,6 +155,7 @@ export function runsView(name, query) {
     { class: "view runs" },
     h("p", { class: "crumbs" }, link("#/workflows", "Workflows"), " / ", name),
     h("h1", null, `Runs of ${name}`),
+    limits.el,
     form,
     list.el,
     pager,

@@ -185,10 +185,24 @@ final class RunsCommand {
     void show(JsonNode answer, PrintWriter out) {
       String run = "run " + answer.path("runId").asLong();
       String status = answer.path("status").asText();
-      if (answer.path("created").asBoolean()) {
-        out.println(run + " started: " + status);
+      String admission = answer.path("admission").asText("");
+      if (admission.equals("skipped")) {
+        out.println("skipped: " + run + " of the key is running");
+      } else if (answer.path("created").asBoolean()) {
+        out.println(
+            run
+                + " started: "
+                + status
+                + (admission.equals("queued") ? " (queued: its key is full)" : ""));
       } else {
         out.println(run + " was started before with this key: " + status);
+      }
+      if (answer.path("cancelledRuns").size() > 0) {
+        StringBuilder runs = new StringBuilder();
+        answer
+            .get("cancelledRuns")
+            .forEach(r -> runs.append(runs.isEmpty() ? "" : ", ").append(r.asLong()));
+        out.println("cancelled: " + runs);
       }
     }
   }

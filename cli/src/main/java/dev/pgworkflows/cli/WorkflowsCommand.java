@@ -5,14 +5,18 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code pgw workflows}: every workflow with its run counts; pausing and resuming one. */
+/**
+ * {@code pgw workflows}: every workflow with its run counts; pausing and resuming one; its
+ * concurrency limit ({@link ConcurrencyCommand}).
+ */
 @Command(
     name = "workflows",
     description = "Every workflow with its runs by status (also: workflows list).",
     subcommands = {
       WorkflowsCommand.List.class,
       WorkflowsCommand.Pause.class,
-      WorkflowsCommand.Resume.class
+      WorkflowsCommand.Resume.class,
+      ConcurrencyCommand.class
     })
 final class WorkflowsCommand extends ApiCommand {
   @Override

@@ -156,4 +156,109 @@ class FlowControlRoutesTest {
     JsonNode third = worker.pollOne();
     assertThat(third.get("input").asInt()).isEqualTo(2);
   }
+
+  @Test
+  void aLimitsStrategyAndLimitFromAreSetAndReadBack() {
+    Map<String, Object> body =
+        Map.of(
+            "limit",
+            1,
+            "strategy",
+            "skip",
+            "limitFrom",
+            "$.plan",
+            "limits",
+            Map.of("premium", 10, "free", 1));
+    Api.Response set = api.put("/v1/workflows/planned/concurrency", body);
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    JsonNode read = api.get("/v1/workflows/planned/concurrency").json();
+    assertThat(read.get("strategy").asText()).isEqualTo("skip");
+    assertThat(read.get("limitFrom").asText()).isEqualTo("$.plan");
+    assertThat(read.get("limits").get("premium").asInt()).isEqualTo(10);
+    assertThat(
+            api.put("/v1/workflows/queued/concurrency", Map.of("limit", 2))
+                .json()
+                .get("strategy")
+                .asText())
+        .isEqualTo("queue");
+  }
+
+  @Test
+  void badStrategySettingsAreRefusedNamingTheFieldAndChangeNothing() {
+    api.put("/v1/workflows/settled/concurrency", Map.of("limit", 2, "strategy", "skip"));
+    assertBadField(
+        api.put("/v1/workflows/settled/concurrency", Map.of("limit", 1, "strategy", "newest")),
+        "strategy");
+    assertBadField(
+        api.put("/v1/workflows/settled/concurrency", Map.of("limit", 1, "limits", Map.of("a", 1))),
+        "limits");
+    assertBadField(
+        api.put(
+            "/v1/workflows/settled/concurrency",
+            Map.of("limit", 1, "limitFrom", "$.plan", "limits", Map.of("a", 0))),
+        "limits.a");
+    assertBadField(
+        api.put("/v1/workflows/settled/concurrency", Map.of("limitFrom", "plan", "limit", 1)),
+        "limitFrom");
+    Map<String, Object> removeWithStrategy = new HashMap<>();
+    removeWithStrategy.put("limit", null);
+    removeWithStrategy.put("strategy", "skip");
+    assertBadField(api.put("/v1/workflows/settled/concurrency", removeWithStrategy), "limit");
+    Api.Response badPath =
+        api.put("/v1/workflows/settled/concurrency", Map.of("limit", 1, "limitFrom", "$.["));
+    assertThat(badPath.status()).as(badPath.body()).isEqualTo(400);
+    assertThat(badPath.json().get("detail").asText()).startsWith("limitFrom is not a JSON path");
+    JsonNode kept = api.get("/v1/workflows/settled/concurrency").json();
+    assertThat(kept.get("limit").asInt()).isEqualTo(2);
+    assertThat(kept.get("strategy").asText()).isEqualTo("skip");
+    assertThat(kept.has("limitFrom")).isFalse();
+  }
+
+  @Test
+  void aStartAnswersWhatTheStrategyMadeOfIt() {
+    api.put(
+        "/v1/workflows/newest-wins/concurrency",
+        Map.of("limit", 1, "strategy", "cancel_in_progress"));
+    WorkerClient worker = server.worker("newest-wins");
+    Api.Response first = worker.startWith(Map.of("input", 1, "concurrencyKey", "k"));
+    assertThat(first.json().get("admission").asText()).as(first.body()).isEqualTo("started");
+    Api.Response second = worker.startWith(Map.of("input", 2, "concurrencyKey", "k"));
+    assertThat(second.json().get("admission").asText()).isEqualTo("started");
+    assertThat(second.json().get("cancelledRuns").get(0).asLong())
+        .isEqualTo(first.json().get("runId").asLong());
+    assertThat(
+            api.get("/v1/workflows/newest-wins/runs/" + first.json().get("runId").asLong())
+                .json()
+                .get("status")
+                .asText())
+        .isEqualTo("cancelled");
+
+    api.put("/v1/workflows/one-only/concurrency", Map.of("limit", 1, "strategy", "skip"));
+    WorkerClient only = server.worker("one-only");
+    long kept = WorkerClient.created(only.startWith(Map.of("input", 1, "concurrencyKey", "k")));
+    Api.Response skipped = only.startWith(Map.of("input", 2, "concurrencyKey", "k"));
+    assertThat(skipped.json().get("admission").asText()).as(skipped.body()).isEqualTo("skipped");
+    assertThat(skipped.json().get("runId").asLong()).isEqualTo(kept);
+    assertThat(skipped.json().get("created").asBoolean()).isFalse();
+    assertThat(api.get("/v1/workflows/one-only/runs").json().get("runs")).hasSize(1);
+
+    // Unkeyed, or without a limit: nothing to say.
+    assertThat(only.startWith(Map.of("input", 3)).json().has("admission")).isFalse();
+  }
+
+  @Test
+  void aStartWhoseInputLacksTheLimitFromPathIsRefusedAndMakesNothing() {
+    api.put(
+        "/v1/workflows/by-plan/concurrency",
+        Map.of("limit", 1, "limitFrom", "$.plan", "limits", Map.of("premium", 3)));
+    WorkerClient worker = server.worker("by-plan");
+    Api.Response refused =
+        worker.startWith(Map.of("input", Map.of("tier", "gold"), "concurrencyKey", "k"));
+    assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+    assertThat(refused.json().get("detail").asText()).contains("input has no value at $.plan");
+    assertThat(api.get("/v1/workflows/by-plan/runs").json().get("runs")).isEmpty();
+    Api.Response ok =
+        worker.startWith(Map.of("input", Map.of("plan", "premium"), "concurrencyKey", "k"));
+    assertThat(ok.json().get("admission").asText()).as(ok.body()).isEqualTo("started");
+  }
 }

@@ -77,4 +77,34 @@ class DashboardRunsListTest {
     assertThat(browser.find(".input-filter input[name=value]").getDomProperty("value"))
         .isEqualTo("gold");
   }
+
+  @Test
+  void theRunsPageShowsTheWorkflowsConcurrencyLimitAndStrategy() {
+    server
+        .api()
+        .put(
+            "/v1/workflows/limited-page/concurrency",
+            Map.of(
+                "limit",
+                2,
+                "strategy",
+                "cancel_in_progress",
+                "limitFrom",
+                "$.plan",
+                "limits",
+                Map.of("premium", 5)));
+    server.api().put("/v1/workflows/limited-page/concurrency/acme", Map.of("limit", 7));
+    server.worker("limited-page").start(Map.of("plan", "free"));
+
+    browser.open("/workflows/limited-page");
+    assertThat(browser.awaitText(".concurrency", "keys' own limits"))
+        .isEqualTo(
+            "Concurrency 2 per key, strategy cancel in progress, limit from $.plan (premium=5);"
+                + " keys' own limits: acme=7");
+
+    server.worker("unlimited-page").start(Map.of());
+    browser.open("/workflows/unlimited-page");
+    assertThat(browser.awaitText(".concurrency", "No concurrency limit"))
+        .startsWith("No concurrency limit");
+  }
 }
