@@ -32,6 +32,12 @@ class PagesPrintTheirExamplesTest {
         .isEqualTo(body("LazyCart.java"));
   }
 
+  @Test
+  void theReadmePrintsTheDeploysThatTheBuildRuns() throws IOException {
+    assertThat(block("../README.md", "## One deploy per branch"))
+        .isEqualTo(body("NewestDeploy.java"));
+  }
+
   /** The first Java block under the heading of the page. */
   private static List<String> block(String page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(page));
