@@ -212,6 +212,47 @@ BEGIN
     RETURN NEXT;
 END $$;
 
+-- Wakes one waiting run (w, its row locked by the caller): makes its parked message due and marks
+-- it woken (a slot is kept for it). 'gone' when the run moved on (its row is dropped), 'held' when
+-- another transaction holds its message (that hand-out decides for it), else 'woken'.
+CREATE OR REPLACE FUNCTION queue.flow_wake_row(w queue.concurrency_wait)
+ RETURNS text
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_lead interval;
+    v_msg  bigint;
+BEGIN
+    SELECT queue.priority_lead(wr.priority) INTO v_lead FROM queue.workflow_run wr
+     WHERE wr.run_id = w.run_id AND wr.status = 'running' AND wr.current_msg_id = w.msg_id;
+    IF NOT FOUND THEN
+        DELETE FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = w.workflow_name AND cw.concurrency_key = w.concurrency_key
+           AND cw.run_id = w.run_id;
+        RETURN 'gone';
+    END IF;
+    -- A message someone holds is being handed out right now: that admission decides for its run,
+    -- and the next waiting run is woken instead. Only a parked message is made due: any other
+    -- comes due by itself (a look again, a suspension), or is one this transaction has received
+    -- to hand out (an admission waking its own run, or another run of the same poll), whose lease
+    -- and receipt must stand.
+    EXECUTE format('UPDATE queue.%1$I SET vt = CASE WHEN vt = queue.parked_vt()'
+                   ' THEN clock_timestamp() - $2 ELSE vt END'
+                   ' WHERE msg_id = (SELECT msg_id FROM queue.%1$I WHERE msg_id = $1 FOR UPDATE SKIP LOCKED)'
+                   ' RETURNING msg_id', 'q___wf_' || w.workflow_name)
+        USING w.msg_id, v_lead INTO v_msg;
+    IF v_msg IS NULL THEN
+        RETURN 'held';
+    END IF;
+    UPDATE queue.concurrency_wait cw SET woken = true
+     WHERE cw.workflow_name = w.workflow_name AND cw.concurrency_key = w.concurrency_key
+       AND cw.run_id = w.run_id;
+    RETURN 'woken';
+END $$;
+
 -- Wakes up to p_n of the oldest waiting runs of a workflow's key (a slot is kept for each), making
 -- their parked messages due; skips waiting rows and messages other transactions hold and drops
 -- rows of runs that moved on; returns how many.
@@ -223,12 +264,10 @@ CREATE OR REPLACE FUNCTION queue.flow_wake(p_name text, p_key text, p_n integer)
  SET plan_cache_mode TO 'force_generic_plan'
 AS $$
 DECLARE
-    v_queue text := '__wf_' || p_name;
-    w       queue.concurrency_wait;
-    v_lead  interval;
-    v_msg   bigint;
-    v_done  int := 0;
+    w         queue.concurrency_wait;
+    v_done    int := 0;
     v_skipped bigint[] := '{}';
+    v_outcome text;
 BEGIN
     -- One row at a time: a cursor would lock the rows it fetches ahead.
     WHILE v_done < p_n LOOP
@@ -239,41 +278,128 @@ BEGIN
          LIMIT 1
          FOR UPDATE SKIP LOCKED;
         EXIT WHEN NOT FOUND;
-        SELECT queue.priority_lead(wr.priority) INTO v_lead FROM queue.workflow_run wr
-         WHERE wr.run_id = w.run_id AND wr.status = 'running' AND wr.current_msg_id = w.msg_id;
-        IF NOT FOUND THEN
-            DELETE FROM queue.concurrency_wait cw
-             WHERE cw.workflow_name = p_name AND cw.concurrency_key = p_key AND cw.run_id = w.run_id;
-            CONTINUE;
-        END IF;
-        -- A message someone holds is being handed out right now: that admission decides for its
-        -- run, and the next waiting run is woken instead. Only a parked message is made due: any
-        -- other comes due by itself (a look again, a suspension), or is one this transaction has
-        -- received to hand out (an admission waking its own run, or another run of the same
-        -- poll), whose lease and receipt must stand.
-        v_msg := NULL;
-        EXECUTE format('UPDATE queue.%1$I SET vt = CASE WHEN vt = queue.parked_vt()'
-                       ' THEN clock_timestamp() - $2 ELSE vt END'
-                       ' WHERE msg_id = (SELECT msg_id FROM queue.%1$I WHERE msg_id = $1 FOR UPDATE SKIP LOCKED)'
-                       ' RETURNING msg_id', 'q_' || v_queue)
-            USING w.msg_id, v_lead INTO v_msg;
-        IF v_msg IS NULL THEN
+        v_outcome := queue.flow_wake_row(w);
+        IF v_outcome = 'held' THEN
             v_skipped := v_skipped || w.run_id;
-            CONTINUE;
+        ELSIF v_outcome = 'woken' THEN
+            v_done := v_done + 1;
         END IF;
-        UPDATE queue.concurrency_wait cw SET woken = true
-         WHERE cw.workflow_name = p_name AND cw.concurrency_key = p_key AND cw.run_id = w.run_id;
-        v_done := v_done + 1;
     END LOOP;
     IF v_done > 0 THEN
-        PERFORM queue.notify_once(v_queue);
+        PERFORM queue.notify_once('__wf_' || p_name);
     END IF;
     RETURN v_done;
 END $$;
 
+-- A key's weight in its workflow's round robin (weights: key to weight; 1 when it names none).
+CREATE OR REPLACE FUNCTION queue.fair_weight(p_weights jsonb, p_key text)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT coalesce((p_weights ->> p_key)::int, 1);
+$$;
+
+-- Wakes up to p_n waiting runs of a workflow with a total limit (a slot is kept for each), by its
+-- round robin (start-time fair queuing): the next is the oldest waiting run of the key whose next
+-- admission starts first in virtual time (the greater of its pass and the workflow's clock; ties
+-- by key), among keys whose own limit has room. As each admission moves its key's pass on by
+-- 1 / its weight, a key of weight 3 is admitted three times for each time one of weight 1 is.
+-- Skips what other transactions hold; returns how many.
+CREATE OR REPLACE FUNCTION queue.flow_wake_fair(p_name text, p_n integer)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_clock   double precision;
+    v_key     text;
+    v_full    text[] := '{}';
+    v_skipped bigint[] := '{}';
+    w         queue.concurrency_wait;
+    v_limit   int;
+    v_held    int;
+    v_outcome text;
+    v_done    int := 0;
+BEGIN
+    SELECT cl.fair_clock INTO v_clock FROM queue.concurrency_limit cl WHERE cl.workflow_name = p_name;
+    WHILE v_done < p_n LOOP
+        SELECT fk.concurrency_key INTO v_key FROM queue.fair_key fk
+         WHERE fk.workflow_name = p_name AND fk.concurrency_key <> ALL (v_full)
+           AND EXISTS (SELECT 1 FROM queue.concurrency_wait cw
+                        WHERE cw.workflow_name = p_name AND cw.concurrency_key = fk.concurrency_key
+                          AND NOT cw.woken AND cw.run_id <> ALL (v_skipped))
+         ORDER BY greatest(fk.pass, v_clock), fk.concurrency_key
+         LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        SELECT * INTO w FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = p_name AND cw.concurrency_key = v_key AND NOT cw.woken
+           AND cw.run_id <> ALL (v_skipped)
+         ORDER BY cw.run_id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED;
+        IF NOT FOUND THEN
+            v_full := v_full || v_key;
+            CONTINUE;
+        END IF;
+        -- The key's own limit holds under the total one.
+        v_limit := queue.run_concurrency_limit(p_name, v_key,
+                                               (SELECT wr.slot_limit FROM queue.workflow_run wr WHERE wr.run_id = w.run_id));
+        SELECT count(*) INTO v_held
+          FROM (SELECT 1 FROM queue.workflow_run wr
+                 WHERE wr.workflow_name = p_name AND wr.concurrency_key = v_key AND wr.slot_held
+                 LIMIT v_limit) x;
+        v_held := v_held + (SELECT count(*) FROM queue.concurrency_wait cw
+                             WHERE cw.workflow_name = p_name AND cw.concurrency_key = v_key AND cw.woken);
+        IF v_held >= v_limit THEN
+            v_full := v_full || v_key;
+            CONTINUE;
+        END IF;
+        v_outcome := queue.flow_wake_row(w);
+        IF v_outcome = 'held' THEN
+            v_skipped := v_skipped || w.run_id;
+        ELSIF v_outcome = 'woken' THEN
+            v_done := v_done + 1;
+        END IF;
+    END LOOP;
+    -- Keys caught up with the clock and with nobody waiting need no row: a new one starts there.
+    DELETE FROM queue.fair_key fk
+     WHERE fk.ctid IN (SELECT k.ctid FROM queue.fair_key k
+                        WHERE k.workflow_name = p_name AND k.pass <= v_clock
+                          AND NOT EXISTS (SELECT 1 FROM queue.concurrency_wait cw
+                                           WHERE cw.workflow_name = p_name
+                                             AND cw.concurrency_key = k.concurrency_key)
+                        LIMIT 10
+                          FOR UPDATE SKIP LOCKED);
+    IF v_done > 0 THEN
+        PERFORM queue.notify_once('__wf_' || p_name);
+    END IF;
+    RETURN v_done;
+END $$;
+
+-- A slot of a workflow's key was freed (a run ended, slept or waited, or a run woken for a slot
+-- will not take it): wakes the next run for it, by the workflow's round robin when it has a total
+-- limit, else the key's oldest waiting run.
+CREATE OR REPLACE FUNCTION queue.flow_freed(p_name text, p_key text)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM queue.concurrency_limit cl
+                WHERE cl.workflow_name = p_name AND cl.total_limit IS NOT NULL) THEN
+        PERFORM queue.flow_wake_fair(p_name, 1);
+    ELSE
+        PERFORM queue.flow_wake(p_name, p_key, 1);
+    END IF;
+END $$;
+
 -- Trigger function (trigger workflow_run_slot_release on workflow_run, below): a keyed run that
--- ends or whose current message changes (a sleep, a wait) frees its slot and wakes the oldest
--- parked run of its key; an ended run leaves the waiting list.
+-- ends or whose current message changes (a sleep, a wait) frees its slot and wakes the next
+-- parked run for it (flow_freed); an ended run leaves the waiting list.
 CREATE OR REPLACE FUNCTION queue.flow_release()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -285,7 +411,7 @@ DECLARE
 BEGIN
     IF OLD.slot_held THEN
         NEW.slot_held := NULL;
-        PERFORM queue.flow_wake(OLD.workflow_name, OLD.concurrency_key, 1);
+        PERFORM queue.flow_freed(OLD.workflow_name, OLD.concurrency_key);
     END IF;
     IF NEW.status <> 'running' THEN
         DELETE FROM queue.concurrency_wait cw
@@ -294,7 +420,7 @@ BEGIN
         RETURNING cw.woken INTO v_woken;
         -- A run woken for a freed slot that ends before taking it passes the slot on.
         IF v_woken THEN
-            PERFORM queue.flow_wake(OLD.workflow_name, OLD.concurrency_key, 1);
+            PERFORM queue.flow_freed(OLD.workflow_name, OLD.concurrency_key);
         END IF;
     END IF;
     RETURN NEW;
@@ -333,6 +459,7 @@ DECLARE
     v_lonely boolean;
     v_mine   boolean;
     v_kept   int;
+    v_total  int;
     w        queue.concurrency_wait;
 BEGIN
     SELECT * INTO b FROM queue.rate_limit rl WHERE rl.concurrency_key = r.concurrency_key FOR UPDATE;
@@ -365,6 +492,18 @@ BEGIN
     v_limit := queue.run_concurrency_limit(r.workflow_name, r.concurrency_key, r.slot_limit);
     IF v_limit IS NULL THEN
         RETURN true;
+    END IF;
+    -- A total limit over the workflow's keys admits by its round robin instead.
+    SELECT cl.total_limit INTO v_total FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name;
+    IF v_total IS NOT NULL THEN
+        IF queue.flow_admit_fair(p_queue, r, p_msg_id, v_total, v_limit) THEN
+            RETURN true;
+        END IF;
+        IF v_token THEN
+            UPDATE queue.rate_limit rl SET tokens = least(rl.tokens + 1, rl.max_tokens)
+             WHERE rl.concurrency_key = r.concurrency_key;
+        END IF;
+        RETURN false;
     END IF;
 
     PERFORM pg_advisory_xact_lock(hashtextextended('slot' || chr(1) || r.workflow_name || chr(1) || r.concurrency_key, 11));
@@ -460,13 +599,113 @@ BEGIN
     RETURN false;
 END $$;
 
+-- Admission under a workflow's total limit (p_total; p_key_limit the limit of the run's key), with
+-- the workflow's round-robin lock held: a run woken for a slot takes the slot kept for it; any
+-- other takes one when the total and its key have room beyond the slots kept for woken runs and no
+-- run waits to be woken (free slots wake waiting runs first, by the round robin, this one too
+-- when it waits). An admission moves its key's pass on by 1 / its weight from the later of its
+-- pass and the workflow's clock, which it moves to that start. A run that finds no room is parked
+-- (vt parked_vt) in concurrency_wait, its key given a place in the round robin; it looks again in
+-- 250 ms instead when a holder's row is locked (a release that may be freeing a slot unseen).
+CREATE OR REPLACE FUNCTION queue.flow_admit_fair(p_queue text, r queue.workflow_run, p_msg_id bigint, p_total integer, p_key_limit integer)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $$
+DECLARE
+    v_active     int;
+    v_key_active int;
+    v_kept       int;
+    v_key_kept   int;
+    v_mine       boolean;
+    v_waiting    boolean;
+    v_free       int;
+    v_clock      double precision;
+    v_weight     int;
+    v_start      double precision;
+    v_until      timestamptz;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('fair' || chr(1) || r.workflow_name, 11));
+    SELECT count(*) INTO v_active
+      FROM (SELECT 1 FROM queue.workflow_run wr WHERE wr.workflow_name = r.workflow_name AND wr.slot_held
+             LIMIT p_total) x;
+    SELECT count(*), count(*) FILTER (WHERE cw.concurrency_key = r.concurrency_key) INTO v_kept, v_key_kept
+      FROM queue.concurrency_wait cw WHERE cw.workflow_name = r.workflow_name AND cw.woken;
+    SELECT count(*) INTO v_key_active
+      FROM (SELECT 1 FROM queue.workflow_run wr
+             WHERE wr.workflow_name = r.workflow_name AND wr.concurrency_key = r.concurrency_key AND wr.slot_held
+             LIMIT p_key_limit) x;
+    SELECT cw.woken INTO v_mine FROM queue.concurrency_wait cw
+     WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+       AND cw.run_id = r.run_id;
+    IF v_mine IS NOT TRUE THEN
+        v_waiting := EXISTS (SELECT 1 FROM queue.concurrency_wait cw
+                              WHERE cw.workflow_name = r.workflow_name AND NOT cw.woken AND cw.run_id <> r.run_id);
+        v_free := p_total - v_active - v_kept;
+        IF v_free > 0 AND (v_waiting OR v_mine IS NOT NULL) THEN
+            PERFORM queue.flow_wake_fair(r.workflow_name, v_free);
+            SELECT cw.woken INTO v_mine FROM queue.concurrency_wait cw
+             WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+               AND cw.run_id = r.run_id;
+            -- Whoever waits and could be woken now was: what room is left is this run's.
+            SELECT count(*), count(*) FILTER (WHERE cw.concurrency_key = r.concurrency_key)
+              INTO v_kept, v_key_kept
+              FROM queue.concurrency_wait cw WHERE cw.workflow_name = r.workflow_name AND cw.woken;
+        END IF;
+    END IF;
+    IF v_mine IS TRUE
+       OR (v_active + v_kept < p_total AND v_key_active + v_key_kept < p_key_limit AND v_mine IS NULL) THEN
+        UPDATE queue.workflow_run wr SET slot_held = true WHERE wr.run_id = r.run_id;
+        DELETE FROM queue.concurrency_wait cw
+         WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
+           AND cw.run_id = r.run_id;
+        SELECT cl.fair_clock, queue.fair_weight(cl.weights, r.concurrency_key) INTO v_clock, v_weight
+          FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name;
+        INSERT INTO queue.fair_key AS fk (workflow_name, concurrency_key, pass)
+        VALUES (r.workflow_name, r.concurrency_key, v_clock + 1.0 / v_weight)
+        ON CONFLICT (workflow_name, concurrency_key)
+        DO UPDATE SET pass = greatest(fk.pass, v_clock) + 1.0 / v_weight
+        RETURNING fk.pass - 1.0 / v_weight INTO v_start;
+        IF v_start > v_clock THEN
+            UPDATE queue.concurrency_limit cl SET fair_clock = v_start WHERE cl.workflow_name = r.workflow_name;
+        END IF;
+        RETURN true;
+    END IF;
+
+    -- No room: parked until a slot frees, unless a holder's row is locked (a release may be
+    -- committing unseen) or a slot is free but kept for a woken run whose hand-out parked it.
+    v_until := queue.parked_vt();
+    IF v_active >= p_total AND v_mine IS NOT TRUE
+       AND (SELECT count(*) FROM (SELECT 1 FROM queue.workflow_run wr
+                                   WHERE wr.workflow_name = r.workflow_name AND wr.slot_held
+                                     FOR SHARE SKIP LOCKED) x) < v_active THEN
+        v_until := clock_timestamp() + interval '250 milliseconds';
+    END IF;
+    EXECUTE format('UPDATE queue.%I SET vt = $2, read_ct = greatest(read_ct - 1, 0) WHERE msg_id = $1', 'q_' || p_queue)
+        USING p_msg_id, v_until;
+    INSERT INTO queue.concurrency_wait AS cw (workflow_name, concurrency_key, run_id, msg_id)
+    VALUES (r.workflow_name, r.concurrency_key, r.run_id, p_msg_id)
+    ON CONFLICT (workflow_name, concurrency_key, run_id)
+    DO UPDATE SET msg_id = EXCLUDED.msg_id, woken = false;
+    INSERT INTO queue.fair_key (workflow_name, concurrency_key, pass)
+    SELECT r.workflow_name, r.concurrency_key, cl.fair_clock
+      FROM queue.concurrency_limit cl WHERE cl.workflow_name = r.workflow_name
+    ON CONFLICT (workflow_name, concurrency_key) DO NOTHING;
+    RETURN false;
+END $$;
+
 -- Sets (p_limit 1 to 100000) or removes (null) the concurrency limit of a workflow's keys, with
--- its strategy (queue, cancel_in_progress, cancel_newest or skip; see V019__concurrency_strategies)
--- and, optionally, the JSON path into a run's input whose value gives the run's key its limit
--- (p_limit_from), through p_limits (value to limit) when given; wakes the parked runs a higher limit
--- or none lets through. Returns the settings now in force (all null when removed).
+-- its strategy (queue, cancel_in_progress, cancel_newest or skip; see V019__fleet_control) and,
+-- optionally, the JSON path into a run's input whose value gives the run's key its limit
+-- (p_limit_from), through p_limits (value to limit) when given; and a total limit over all its
+-- keys (p_total_limit), under which waiting runs are woken round-robin by key, weighted by
+-- p_weights (key to weight). Wakes the parked runs a higher limit or none lets through. Returns the
+-- settings now in force (all null when removed).
 DROP FUNCTION IF EXISTS queue.set_concurrency_limit(text, integer);
-CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit integer, p_strategy text DEFAULT 'queue'::text, p_limit_from text DEFAULT NULL::text, p_limits jsonb DEFAULT NULL::jsonb)
+DROP FUNCTION IF EXISTS queue.set_concurrency_limit(text, integer, text, text, jsonb);
+CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit integer, p_strategy text DEFAULT 'queue'::text, p_limit_from text DEFAULT NULL::text, p_limits jsonb DEFAULT NULL::jsonb, p_total_limit integer DEFAULT NULL::integer, p_weights jsonb DEFAULT NULL::jsonb)
  RETURNS queue.concurrency_limit
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -475,25 +714,38 @@ CREATE OR REPLACE FUNCTION queue.set_concurrency_limit(p_name text, p_limit inte
  SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
-    k  record;
-    cl queue.concurrency_limit;
+    k      record;
+    cl     queue.concurrency_limit;
+    v_held int;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_limit IS NULL THEN
-        IF coalesce(p_strategy, 'queue') <> 'queue' OR p_limit_from IS NOT NULL OR p_limits IS NOT NULL THEN
-            RAISE EXCEPTION 'limit is required with a strategy, limitFrom or limits (a null limit removes the limit)'
+        IF coalesce(p_strategy, 'queue') <> 'queue' OR p_limit_from IS NOT NULL OR p_limits IS NOT NULL
+           OR p_total_limit IS NOT NULL OR p_weights IS NOT NULL THEN
+            RAISE EXCEPTION 'limit is required with a strategy, limitFrom, limits, totalLimit or weights (a null limit removes the limit)'
                 USING ERRCODE = '22023';
         END IF;
         DELETE FROM queue.concurrency_limit WHERE workflow_name = p_name;
     ELSE
         PERFORM queue.check_range('limit', p_limit, 1, 100000);
         PERFORM queue.check_concurrency_strategy(coalesce(p_strategy, 'queue'), p_limit_from, p_limits);
-        INSERT INTO queue.concurrency_limit AS l (workflow_name, max_active, strategy, limit_from, limits)
-        VALUES (p_name, p_limit, coalesce(p_strategy, 'queue'), p_limit_from, p_limits)
+        PERFORM queue.check_fairness(p_total_limit, p_weights);
+        INSERT INTO queue.concurrency_limit AS l (workflow_name, max_active, strategy, limit_from, limits,
+                                                  total_limit, weights)
+        VALUES (p_name, p_limit, coalesce(p_strategy, 'queue'), p_limit_from, p_limits, p_total_limit, p_weights)
         ON CONFLICT (workflow_name) DO UPDATE
             SET max_active = EXCLUDED.max_active, strategy = EXCLUDED.strategy,
-                limit_from = EXCLUDED.limit_from, limits = EXCLUDED.limits, updated_at = now()
+                limit_from = EXCLUDED.limit_from, limits = EXCLUDED.limits,
+                total_limit = EXCLUDED.total_limit, weights = EXCLUDED.weights, updated_at = now()
         RETURNING * INTO cl;
+    END IF;
+    IF p_total_limit IS NOT NULL THEN
+        -- Under the workflow's round-robin lock, as an admission.
+        PERFORM pg_advisory_xact_lock(hashtextextended('fair' || chr(1) || p_name, 11));
+        SELECT count(*) INTO v_held FROM queue.workflow_run wr WHERE wr.workflow_name = p_name AND wr.slot_held;
+        v_held := v_held + (SELECT count(*) FROM queue.concurrency_wait cw WHERE cw.workflow_name = p_name AND cw.woken);
+        PERFORM queue.flow_wake_fair(p_name, greatest(p_total_limit - v_held, 0));
+        RETURN cl;
     END IF;
     -- Keys with a limit of their own are left alone.
     FOR k IN SELECT DISTINCT cw.concurrency_key FROM queue.concurrency_wait cw
@@ -504,6 +756,37 @@ BEGIN
         PERFORM queue.flow_wake_up_to(p_name, k.concurrency_key, p_limit);
     END LOOP;
     RETURN cl;
+END $$;
+
+-- Raises 22023 naming the field unless a total limit is 1 to 100000 and its weights (only with a
+-- total limit) an object of at most 1000 keys, each weight a whole number from 1 to 1000.
+CREATE OR REPLACE FUNCTION queue.check_fairness(p_total_limit integer, p_weights jsonb)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+DECLARE
+    e record;
+BEGIN
+    IF p_total_limit IS NOT NULL THEN
+        PERFORM queue.check_range('totalLimit', p_total_limit, 1, 100000);
+    END IF;
+    IF p_weights IS NULL THEN
+        RETURN;
+    END IF;
+    IF p_total_limit IS NULL THEN
+        RAISE EXCEPTION 'weights goes with totalLimit: they share its slots between keys' USING ERRCODE = '22023';
+    END IF;
+    IF jsonb_typeof(p_weights) <> 'object' OR (SELECT count(*) FROM jsonb_object_keys(p_weights)) > 1000 THEN
+        RAISE EXCEPTION 'weights must be an object of at most 1000 keys, each a weight' USING ERRCODE = '22023';
+    END IF;
+    FOR e IN SELECT * FROM jsonb_each(p_weights) LOOP
+        IF jsonb_typeof(e.value) <> 'number' OR e.value::text::numeric NOT BETWEEN 1 AND 1000
+           OR e.value::text::numeric <> trunc(e.value::text::numeric) THEN
+            RAISE EXCEPTION 'weights.% must be a whole number from 1 to 1000, got %', e.key, e.value
+                USING ERRCODE = '22023';
+        END IF;
+    END LOOP;
 END $$;
 
 -- Raises 22023 naming the field unless a concurrency limit's strategy is one of queue,

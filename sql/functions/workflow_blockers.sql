@@ -36,6 +36,8 @@ DECLARE
     v_older   bigint;
     v_parked  boolean;
     v_in_line boolean;
+    v_total   int;
+    v_clock   double precision;
     v_leased  boolean;
     v_waiting boolean;
     rl        queue.rate_limit;
@@ -191,7 +193,29 @@ BEGIN
     -- A parked task waits for a slot of its key; a due one of a full key will be parked.
     IF r.concurrency_key IS NOT NULL AND r.slot_held IS NOT TRUE AND NOT v_leased THEN
         v_limit := queue.run_concurrency_limit(p_workflow, r.concurrency_key, r.slot_limit);
-        IF v_limit IS NOT NULL THEN
+        SELECT cl.total_limit, cl.fair_clock INTO v_total, v_clock
+          FROM queue.concurrency_limit cl WHERE cl.workflow_name = p_workflow;
+        IF v_total IS NOT NULL THEN
+            -- Under a total limit: the workflow's slots, and the key's place in the round robin.
+            SELECT count(*) INTO v_active FROM queue.workflow_run wr
+             WHERE wr.workflow_name = p_workflow AND wr.slot_held;
+            SELECT count(*) + 1 INTO v_pos FROM queue.fair_key fk
+             WHERE fk.workflow_name = p_workflow AND fk.concurrency_key <> r.concurrency_key
+               AND EXISTS (SELECT 1 FROM queue.concurrency_wait cw
+                            WHERE cw.workflow_name = p_workflow AND cw.concurrency_key = fk.concurrency_key
+                              AND NOT cw.woken)
+               AND (greatest(fk.pass, v_clock), fk.concurrency_key)
+                   < (coalesce((SELECT greatest(m.pass, v_clock) FROM queue.fair_key m
+                                 WHERE m.workflow_name = p_workflow AND m.concurrency_key = r.concurrency_key),
+                               v_clock), r.concurrency_key);
+            IF v_in_line OR (v_vt <= v_now AND v_active >= v_total) THEN
+                b := b || queue.blocker('concurrency',
+                    format('the workflow''s %s shared slot(s) are held (%s); key "%s" is number %s in the round robin of the keys waiting for one',
+                           v_total, v_active, r.concurrency_key, v_pos),
+                    jsonb_build_object('key', r.concurrency_key, 'limit', v_total, 'active', v_active,
+                                       'position', v_pos, 'shared', true));
+            END IF;
+        ELSIF v_limit IS NOT NULL THEN
             SELECT count(*) INTO v_active FROM queue.workflow_run wr
              WHERE wr.workflow_name = p_workflow AND wr.concurrency_key = r.concurrency_key AND wr.slot_held;
             SELECT count(*) + 1 INTO v_pos FROM queue.concurrency_wait cw

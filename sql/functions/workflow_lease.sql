@@ -286,13 +286,13 @@ BEGIN
     END IF;
     IF r.slot_held THEN
         UPDATE queue.workflow_run wr SET slot_held = NULL WHERE wr.run_id = p_run_id;
-        PERFORM queue.flow_wake(r.workflow_name, r.concurrency_key, 1);
+        PERFORM queue.flow_freed(r.workflow_name, r.concurrency_key);
     END IF;
     DELETE FROM queue.concurrency_wait cw
      WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
        AND cw.run_id = p_run_id
     RETURNING cw.woken INTO v_woken;
     IF v_woken THEN
-        PERFORM queue.flow_wake(r.workflow_name, r.concurrency_key, 1);
+        PERFORM queue.flow_freed(r.workflow_name, r.concurrency_key);
     END IF;
 END $$;

@@ -97,6 +97,9 @@ export function runsView(name, query) {
       const from = c.limitFrom
         ? `, limit from ${c.limitFrom}${c.limits ? ` (${Object.entries(c.limits).map(([k, v]) => `${k}=${v}`).join(", ")})` : ""}`
         : "";
+      const total = c.totalLimit
+        ? `, ${c.totalLimit} in all, keys in turn${c.weights ? ` (weights ${Object.entries(c.weights).map(([k, v]) => `${k}=${v}`).join(", ")})` : ""}`
+        : "";
       const keys = (c.keys || []).map((k) => `${k.key}=${k.limit}`).join(", ");
       return [
         h("span", { class: "label" }, "Concurrency "),
@@ -104,6 +107,7 @@ export function runsView(name, query) {
         ", strategy ",
         h("span", { class: "strategy" }, (c.strategy || "queue").replaceAll("_", " ")),
         from,
+        h("span", { class: "total" }, total),
         keys ? `; keys' own limits: ${keys}` : "",
       ];
     });

@@ -10,9 +10,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pgw workflows concurrency WORKFLOW}: the workflow's concurrency limit per key with its
- * strategy, where the limit comes from the input, and the keys' own limits; with {@code --limit}
- * (and {@code --strategy}, {@code --limit-from}, {@code --limits}) it sets them, with {@code
- * --remove} it removes the limit.
+ * strategy, where the limit comes from the input, its total over all keys and the keys' own limits;
+ * with {@code --limit} (and {@code --strategy}, {@code --limit-from}, {@code --limits}, {@code
+ * --total}, {@code --weights}) it sets them, with {@code --remove} it removes the limit.
  */
 @Command(
     name = "concurrency",
@@ -45,13 +45,32 @@ final class ConcurrencyCommand extends ApiCommand {
       description = "The limit for each value at --limit-from, such as premium=10,free=1.")
   Map<String, Integer> limits;
 
+  @Option(
+      names = "--total",
+      paramLabel = "N",
+      description = "At most N runs of all keys at once, shared between keys in turn.")
+  Integer total;
+
+  @Option(
+      names = "--weights",
+      paramLabel = "KEY=W",
+      split = ",",
+      description = "Keys' weights in the turns of --total, such as acme=3 (others weigh 1).")
+  Map<String, Integer> weights;
+
   @Option(names = "--remove", description = "Remove the workflow's limit.")
   boolean remove;
 
   @Override
   Answer request(Api api) {
     String path = Api.path("v1", "workflows", workflow, "concurrency");
-    if (!remove && limit == null && strategy == null && limitFrom == null && limits == null) {
+    if (!remove
+        && limit == null
+        && strategy == null
+        && limitFrom == null
+        && limits == null
+        && total == null
+        && weights == null) {
       return api.get(path);
     }
     ObjectNode body = Json.object();
@@ -71,6 +90,13 @@ final class ConcurrencyCommand extends ApiCommand {
         ObjectNode m = body.putObject("limits");
         limits.forEach(m::put);
       }
+      if (total != null) {
+        body.put("totalLimit", total);
+      }
+      if (weights != null) {
+        ObjectNode m = body.putObject("weights");
+        weights.forEach(m::put);
+      }
     }
     return api.put(path, body);
   }
@@ -89,18 +115,13 @@ final class ConcurrencyCommand extends ApiCommand {
               .append(answer.path("strategy").asText("queue"));
       if (answer.has("limitFrom")) {
         line.append(", limit from ").append(answer.get("limitFrom").asText());
-        if (answer.has("limits")) {
-          line.append(" (");
-          StringBuilder pairs = new StringBuilder();
-          for (Map.Entry<String, JsonNode> e : answer.get("limits").properties()) {
-            pairs
-                .append(pairs.isEmpty() ? "" : ", ")
-                .append(e.getKey())
-                .append("=")
-                .append(e.getValue().asInt());
-          }
-          line.append(pairs).append(")");
-        }
+        line.append(pairs(answer.path("limits"), " (", ")"));
+      }
+      if (answer.has("totalLimit")) {
+        line.append(", ")
+            .append(answer.get("totalLimit").asInt())
+            .append(" in all, keys in turn")
+            .append(pairs(answer.path("weights"), " (weights ", ")"));
       }
       out.println(line);
     }
@@ -111,5 +132,23 @@ final class ConcurrencyCommand extends ApiCommand {
       }
       table.print(out);
     }
+  }
+
+  /**
+   * "name=n, ..." of a JSON object of numbers between {@code open} and {@code close}; "" if none.
+   */
+  private static String pairs(JsonNode object, String open, String close) {
+    if (object.isEmpty()) {
+      return "";
+    }
+    StringBuilder pairs = new StringBuilder();
+    for (Map.Entry<String, JsonNode> e : object.properties()) {
+      pairs
+          .append(pairs.isEmpty() ? "" : ", ")
+          .append(e.getKey())
+          .append("=")
+          .append(e.getValue().asInt());
+    }
+    return open + pairs + close;
   }
 }

@@ -43,6 +43,20 @@ class ConcurrencyCommandTest {
     assertThat(bad.err()).contains("strategy");
     assertThat(pgw.ok("workflows", "concurrency", "reports").out()).contains("strategy skip");
 
+    assertThat(
+            pgw.ok(
+                    "workflows",
+                    "concurrency",
+                    "reports",
+                    "--limit",
+                    "4",
+                    "--total",
+                    "10",
+                    "--weights",
+                    "acme=3")
+                .out()
+                .strip())
+        .isEqualTo("reports: 4 per key, strategy queue, 10 in all, keys in turn (weights acme=3)");
     assertThat(pgw.ok("workflows", "concurrency", "reports", "--remove").out().strip())
         .isEqualTo("reports: no concurrency limit");
   }

@@ -261,4 +261,48 @@ class FlowControlRoutesTest {
         worker.startWith(Map.of("input", Map.of("plan", "premium"), "concurrencyKey", "k"));
     assertThat(ok.json().get("admission").asText()).as(ok.body()).isEqualTo("started");
   }
+
+  @Test
+  void aTotalLimitWithWeightsIsSetReadAndItsBadFormsRefused() {
+    Api.Response set =
+        api.put(
+            "/v1/workflows/shared/concurrency",
+            Map.of("limit", 5, "totalLimit", 8, "weights", Map.of("acme", 3)));
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    JsonNode read = api.get("/v1/workflows/shared/concurrency").json();
+    assertThat(read.get("totalLimit").asInt()).isEqualTo(8);
+    assertThat(read.get("weights").get("acme").asInt()).isEqualTo(3);
+
+    assertBadField(
+        api.put("/v1/workflows/shared/concurrency", Map.of("limit", 5, "totalLimit", 0)),
+        "totalLimit");
+    assertBadField(
+        api.put("/v1/workflows/shared/concurrency", Map.of("limit", 5, "weights", Map.of("a", 2))),
+        "weights");
+    assertBadField(
+        api.put(
+            "/v1/workflows/shared/concurrency",
+            Map.of("limit", 5, "totalLimit", 8, "weights", Map.of("a", 1001))),
+        "weights.a");
+    JsonNode kept = api.get("/v1/workflows/shared/concurrency").json();
+    assertThat(kept.get("totalLimit").asInt()).isEqualTo(8);
+    assertThat(kept.get("weights").get("acme").asInt()).isEqualTo(3);
+  }
+
+  @Test
+  void underATotalLimitTheBlockersSayTheSlotsAreSharedAndTheKeysPlace() {
+    api.put("/v1/workflows/round/concurrency", Map.of("limit", 5, "totalLimit", 1));
+    WorkerClient worker = server.worker("round");
+    WorkerClient.created(worker.startWith(Map.of("input", 1, "concurrencyKey", "a")));
+    long waiting =
+        WorkerClient.created(worker.startWith(Map.of("input", 2, "concurrencyKey", "b")));
+    assertThat(worker.poll(List.of(1), 10, 0).json().get("tasks")).hasSize(1);
+    JsonNode blocker =
+        api.get("/v1/workflows/round/runs/" + waiting + "/blockers").json().get("blockers").get(0);
+    assertThat(blocker.get("kind").asText()).isEqualTo("concurrency");
+    assertThat(blocker.get("shared").asBoolean()).isTrue();
+    assertThat(blocker.get("limit").asInt()).isEqualTo(1);
+    assertThat(blocker.get("active").asInt()).isEqualTo(1);
+    assertThat(blocker.get("position").asInt()).isEqualTo(1);
+  }
 }

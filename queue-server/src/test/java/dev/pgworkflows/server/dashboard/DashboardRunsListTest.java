@@ -92,15 +92,19 @@ class DashboardRunsListTest {
                 "limitFrom",
                 "$.plan",
                 "limits",
-                Map.of("premium", 5)));
+                Map.of("premium", 5),
+                "totalLimit",
+                6,
+                "weights",
+                Map.of("acme", 2)));
     server.api().put("/v1/workflows/limited-page/concurrency/acme", Map.of("limit", 7));
     server.worker("limited-page").start(Map.of("plan", "free"));
 
     browser.open("/workflows/limited-page");
     assertThat(browser.awaitText(".concurrency", "keys' own limits"))
         .isEqualTo(
-            "Concurrency 2 per key, strategy cancel in progress, limit from $.plan (premium=5);"
-                + " keys' own limits: acme=7");
+            "Concurrency 2 per key, strategy cancel in progress, limit from $.plan (premium=5), 6"
+                + " in all, keys in turn (weights acme=2); keys' own limits: acme=7");
 
     server.worker("unlimited-page").start(Map.of());
     browser.open("/workflows/unlimited-page");

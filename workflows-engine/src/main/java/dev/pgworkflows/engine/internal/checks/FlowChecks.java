@@ -31,8 +31,9 @@ public final class FlowChecks {
   /**
    * A workflow's concurrency settings: a limit of 1 to 100000 (null removes the limit, and then
    * nothing else may be given), a known strategy, a limitFrom of 1 to 255 characters starting with
-   * {@code $} (its syntax is the database's to check), and limits only with limitFrom, at most 100,
-   * each 1 to 100000.
+   * {@code $} (its syntax is the database's to check), limits only with limitFrom, at most 100,
+   * each 1 to 100000, a totalLimit of 1 to 100000, and weights only with it, at most 1000, each 1
+   * to 1000.
    */
   public static ConcurrencyLimit concurrency(ConcurrencyLimit req) {
     if (req.limit() == null) {
@@ -73,6 +74,27 @@ public final class FlowChecks {
                   throw ApiException.badRequest(
                       "limits." + value,
                       "limits." + value + " must be a whole number from 1 to 100000, got " + n);
+                }
+              });
+    }
+    if (req.totalLimit() != null) {
+      WorkerChecks.range("totalLimit", req.totalLimit(), 1, 1, 100_000);
+    }
+    if (req.weights() != null) {
+      if (req.totalLimit() == null) {
+        throw ApiException.badRequest(
+            "weights", "weights goes with totalLimit: they share its slots between keys");
+      }
+      if (req.weights().size() > 1000) {
+        throw ApiException.badRequest("weights", "weights holds at most 1000 keys");
+      }
+      req.weights()
+          .forEach(
+              (key, w) -> {
+                if (w == null || w < 1 || w > 1000) {
+                  throw ApiException.badRequest(
+                      "weights." + key,
+                      "weights." + key + " must be a whole number from 1 to 1000, got " + w);
                 }
               });
     }

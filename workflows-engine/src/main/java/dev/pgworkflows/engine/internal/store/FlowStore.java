@@ -22,18 +22,21 @@ public final class FlowStore {
   }
 
   /**
-   * Sets (or, with a null limit, removes) a workflow's concurrency limit with its strategy and
-   * limitFrom (null strategy: queue); answers the settings in force (empty when removed).
+   * Sets (or, with a null limit, removes) a workflow's concurrency limit with its strategy,
+   * limitFrom and total limit (null strategy: queue); answers the settings in force (empty when
+   * removed).
    */
   public Optional<ConcurrencyLimit> setConcurrencyLimit(String workflow, ConcurrencyLimit req) {
     return sql.one(
-        "SELECT * FROM queue.set_concurrency_limit(?, ?, ?, ?, ?::jsonb)",
+        "SELECT * FROM queue.set_concurrency_limit(?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)",
         rs -> rs.getObject("max_active") == null ? null : concurrency(rs),
         workflow,
         req.limit(),
         req.strategy() == null ? "queue" : req.strategy(),
         req.limitFrom(),
-        req.limits() == null ? null : Json.write(req.limits()));
+        req.limits() == null ? null : Json.write(req.limits()),
+        req.totalLimit(),
+        req.weights() == null ? null : Json.write(req.weights()));
   }
 
   /** A workflow's concurrency limit with its strategy and limitFrom, empty when it has none. */
@@ -44,15 +47,19 @@ public final class FlowStore {
 
   private static ConcurrencyLimit concurrency(ResultSet rs) throws SQLException {
     String limits = rs.getString("limits");
+    String weights = rs.getString("weights");
     return new ConcurrencyLimit(
         rs.getString("workflow_name"),
         rs.getInt("max_active"),
         rs.getString("strategy"),
         rs.getString("limit_from"),
         limits == null ? null : Json.read(limits, LIMITS),
+        (Integer) rs.getObject("total_limit"),
+        weights == null ? null : Json.read(weights, LIMITS),
         null);
   }
 
+  /** A JSON object of whole numbers by name (limits by value, weights by key). */
   private static final TypeReference<Map<String, Integer>> LIMITS = new TypeReference<>() {};
 
   /**

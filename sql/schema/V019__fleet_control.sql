@@ -1,0 +1,44 @@
+-- Fleet control (sql/functions/flow_control.sql). Concurrency strategies: what a start does when its key is full,
+-- and limits read from the run's input.
+ALTER TABLE queue.concurrency_limit
+    -- queue: the run waits for a slot; cancel_in_progress: a start cancels the key's running runs;
+    -- cancel_newest: a start while the key is full is cancelled at once; skip: a start while the key
+    -- is full makes no run and is answered with the key's newest running run.
+    ADD COLUMN strategy   text NOT NULL DEFAULT 'queue',
+    -- A JSON path into a run's input whose value gives the run's limit: through limits (value to
+    -- limit) when set, else the value itself; a value limits does not name takes max_active.
+    ADD COLUMN limit_from text,
+    ADD COLUMN limits     jsonb,
+    ADD CONSTRAINT concurrency_limit_strategy_check
+        CHECK (strategy IN ('queue', 'cancel_in_progress', 'cancel_newest', 'skip')),
+    ADD CONSTRAINT concurrency_limit_limits_check CHECK (limits IS NULL OR limit_from IS NOT NULL);
+
+ALTER TABLE queue.workflow_run
+    -- The limit the run's input gave its key (limit_from), under a key's own limit.
+    ADD COLUMN slot_limit integer;
+
+-- The running runs of a workflow's key, newest first: what a strategy counts and cancels.
+CREATE INDEX workflow_run_key_running_idx ON queue.workflow_run (workflow_name, concurrency_key, run_id DESC)
+    WHERE concurrency_key IS NOT NULL AND status = 'running';
+
+-- Fairness between keys: a total limit over all keys of a workflow, under which waiting runs are
+-- woken round-robin by key, weighted (flow_admit_fair, flow_wake_fair).
+ALTER TABLE queue.concurrency_limit
+    -- At most this many runs of the workflow's keys hold a slot at once (null: no total limit).
+    ADD COLUMN total_limit integer,
+    -- A key's weight in the round robin (key to weight, 1 to 1000; a key it does not name: 1).
+    ADD COLUMN weights     jsonb,
+    -- The virtual time of the latest admission under the total limit.
+    ADD COLUMN fair_clock  double precision NOT NULL DEFAULT 0,
+    ADD CONSTRAINT concurrency_limit_total_check CHECK (total_limit BETWEEN 1 AND 100000),
+    ADD CONSTRAINT concurrency_limit_weights_check CHECK (weights IS NULL OR total_limit IS NOT NULL);
+
+-- Each key's place in its workflow's round robin: its pass, the virtual time its admissions have
+-- reached (each moves it on by 1 / the key's weight). A key with nobody waiting that the clock
+-- has caught up with needs no row.
+CREATE TABLE queue.fair_key (
+    workflow_name   text NOT NULL,
+    concurrency_key text NOT NULL,
+    pass            double precision NOT NULL,
+    PRIMARY KEY (workflow_name, concurrency_key)
+);
