@@ -175,6 +175,12 @@ BEGIN
                         ELSE '' END),
             v_on || jsonb_build_object('since', queue.api_instant(r.wait_since), 'until', queue.api_instant(v_vt),
                                        'unmatched', v_unmatch));
+    ELSIF v_vt > v_now AND NOT v_parked AND v_reason = 'start' AND r.throttled_until IS NOT NULL
+          AND v_vt <= r.throttled_until THEN
+        b := b || queue.blocker('throttled',
+            format('its start waits for its turn under the workflow''s throttle, until %s',
+                   queue.api_instant(v_vt)),
+            jsonb_build_object('until', queue.api_instant(v_vt)));
     ELSIF v_vt > v_now AND NOT v_parked AND NOT v_in_line
           AND NOT (v_rl IS NOT NULL AND v_vt <= v_rl + interval '50 milliseconds') THEN
         b := b || queue.blocker('sleeping',

@@ -23,7 +23,8 @@ END $$;
 -- cancelled or skipped, see flow_strategy) and the runs it cancelled; admission is null otherwise.
 -- A skipped start makes no run: it answers the key's newest running run (created false). A child's
 -- start is never skipped: its parent waits for that very run, so it is made and cancelled instead.
--- A continuation (continuedFrom in p_timing) takes its key as it is, strategy or not.
+-- A continuation (continuedFrom in p_timing) takes its key as it is, strategy or not. A workflow's
+-- throttle (throttles.sql) makes a start's first task due at its turn (throttled_until).
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text);
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text, jsonb);
 CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT NULL::integer, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
@@ -53,6 +54,7 @@ DECLARE
     v_newest    bigint;
     v_admission text;
     v_cancelled bigint[];
+    v_admit     timestamptz;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     IF p_version IS NOT NULL THEN
@@ -105,7 +107,7 @@ BEGIN
         END IF;
     END IF;
 
-    IF p_idempotency_key IS NOT NULL OR v_timed OR queue.flow_fields(p_timing) THEN
+    IF p_idempotency_key IS NOT NULL OR v_timed OR queue.flow_fields(p_timing) OR queue.workflow_throttled(p_name) THEN
         INSERT INTO queue.workflow_run (workflow_name, workflow_version, input, idempotency_key, retention_days,
                                         trace_context, due_at, deadline_at, debounce_key)
         VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention, p_trace_context,
@@ -117,9 +119,20 @@ BEGIN
                           WHERE r.workflow_name = p_name AND r.idempotency_key = p_idempotency_key;
             RETURN;
         END IF;
+        -- A throttle queues the start for its turn (a continuation, or a start its strategy is about
+        -- to cancel, takes none).
+        IF NOT coalesce(p_timing ? 'continuedFrom', false)
+           AND NOT (coalesce(v_full, false) AND v_strategy IN ('cancel_newest', 'skip')) THEN
+            v_admit := queue.throttle_admit(p_name, v_key, coalesce(v_due, v_now));
+            IF v_admit > coalesce(v_due, v_now) THEN
+                v_due := v_admit;
+            ELSE
+                v_admit := NULL;
+            END IF;
+        END IF;
         v_msg := queue.enqueue(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text,
                                v_now, v_due);
-        UPDATE queue.workflow_run r SET current_msg_id = v_msg WHERE r.run_id = v_run;
+        UPDATE queue.workflow_run r SET current_msg_id = v_msg, throttled_until = v_admit WHERE r.run_id = v_run;
         IF queue.flow_fields(p_timing) THEN
             PERFORM queue.flow_start(v_run, p_timing, v_slots);
         END IF;
@@ -231,7 +244,8 @@ BEGIN
     PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 100);
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e
                 WHERE e.value ->> 'idempotencyKey' IS NOT NULL OR queue.workflow_timed(e.value)
-                   OR queue.flow_fields(e.value)) THEN
+                   OR queue.flow_fields(e.value))
+       OR queue.workflow_throttled(p_name) THEN
         RETURN QUERY SELECT * FROM queue.workflow_start_each(p_name, p_items, p_max_retention_days);
         RETURN;
     END IF;
@@ -363,7 +377,7 @@ BEGIN
     -- A lone start without a key: written here, its first message inserted
     -- already leased when the poll runs its version.
     IF v_item IS NOT NULL AND v_item ->> 'idempotencyKey' IS NULL AND NOT queue.workflow_timed(v_item)
-       AND NOT queue.flow_fields(v_item) THEN
+       AND NOT queue.flow_fields(v_item) AND NOT queue.workflow_throttled(p_name) THEN
         v_version := (v_item ->> 'version')::int;
         v_keep := (v_item ->> 'retentionDays')::int;
         IF v_version IS NOT NULL THEN

@@ -42,3 +42,28 @@ CREATE TABLE queue.fair_key (
     pass            double precision NOT NULL,
     PRIMARY KEY (workflow_name, concurrency_key)
 );
+
+-- Throttles: starts of a workflow beyond a rate wait their turn instead of being refused (GCRA,
+-- sql/functions/throttles.sql): at most max_starts per period_ms, burst of them at once, for the
+-- whole workflow or for each concurrency key of it (per_key).
+CREATE TABLE queue.throttle (
+    workflow_name text PRIMARY KEY,
+    max_starts    integer NOT NULL,
+    period_ms     bigint NOT NULL,
+    burst         integer NOT NULL DEFAULT 1,
+    per_key       boolean NOT NULL DEFAULT false,
+    updated_at    timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT throttle_rate_check CHECK (max_starts BETWEEN 1 AND 1000000 AND period_ms BETWEEN 1 AND 86400000
+                                          AND burst BETWEEN 1 AND 1000000)
+);
+-- Each throttle's theoretical arrival time: when its next start would be due were none bursting
+-- ('' for the whole workflow, else a key).
+CREATE TABLE queue.throttle_state (
+    workflow_name text NOT NULL,
+    throttle_key  text NOT NULL,
+    tat           timestamptz NOT NULL,
+    PRIMARY KEY (workflow_name, throttle_key)
+);
+ALTER TABLE queue.workflow_run
+    -- The time a throttle made the run's start wait until (null: it did not).
+    ADD COLUMN throttled_until timestamptz;

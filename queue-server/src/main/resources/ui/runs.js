@@ -21,6 +21,7 @@ export function runsView(name, query) {
 
   const list = new Section("runs-list");
   const limits = new Section("concurrency", "p");
+  const throttle = new Section("throttle", "p");
   const pager = h("div", { class: "pager" });
   const prevButton = h("button", { type: "button", class: "prev", onclick: () => page(before.pop() ?? null) }, "← Newer");
   const firstButton = h("button", { type: "button", class: "first", onclick: () => ((before.length = 0), page(null)) }, "Newest");
@@ -113,12 +114,29 @@ export function runsView(name, query) {
     });
   }
 
+  // The workflow's throttle: starts beyond its rate wait their turn.
+  function showThrottle(t) {
+    throttle.show(t, () =>
+      t.limit == null
+        ? ""
+        : [
+            h("span", { class: "label" }, "Throttle "),
+            `${t.limit} starts per ${duration(t.periodMs)}, ${t.burst} at once${t.perKey ? ", per key" : ""}`,
+          ],
+    );
+  }
+
   async function refresh() {
     let data;
     try {
-      const [runs, c] = await Promise.all([get(`${wf(name)}/runs?${apiQuery()}`), get(`${wf(name)}/concurrency`)]);
+      const [runs, c, t] = await Promise.all([
+        get(`${wf(name)}/runs?${apiQuery()}`),
+        get(`${wf(name)}/concurrency`),
+        get(`${wf(name)}/throttle`),
+      ]);
       data = runs;
       showLimits(c);
+      showThrottle(t);
     } catch (e) {
       if (e.status === 401) throw e;
       list.error(e, "The runs could not be listed");
@@ -160,6 +178,7 @@ export function runsView(name, query) {
     h("p", { class: "crumbs" }, link("#/workflows", "Workflows"), " / ", name),
     h("h1", null, `Runs of ${name}`),
     limits.el,
+    throttle.el,
     form,
     list.el,
     pager,

@@ -7,7 +7,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pgw workflows}: every workflow with its run counts; pausing and resuming one; its
- * concurrency limit ({@link ConcurrencyCommand}).
+ * concurrency limit ({@link ConcurrencyCommand}) and throttle ({@link ThrottleCommand}).
  */
 @Command(
     name = "workflows",
@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
       WorkflowsCommand.List.class,
       WorkflowsCommand.Pause.class,
       WorkflowsCommand.Resume.class,
-      ConcurrencyCommand.class
+      ConcurrencyCommand.class,
+      ThrottleCommand.class
     })
 final class WorkflowsCommand extends ApiCommand {
   @Override

@@ -82,4 +82,31 @@ class ConcurrencyCommandTest {
     assertThat(pgw.ok("runs", "start", "lines", "--concurrency-key", "k").out())
         .matches("run \\d+ started: running \\(queued: its key is full\\)\\R");
   }
+
+  @Test
+  void aThrottleIsSetShownAndRemovedAndABadOneRefused() {
+    assertThat(pgw.ok("workflows", "throttle", "mailer").out().strip())
+        .isEqualTo("mailer: no throttle");
+    assertThat(
+            pgw.ok(
+                    "workflows",
+                    "throttle",
+                    "mailer",
+                    "--limit",
+                    "100",
+                    "--period-ms",
+                    "60000",
+                    "--burst",
+                    "10",
+                    "--per-key")
+                .out()
+                .strip())
+        .isEqualTo("mailer: 100 starts per 60000 ms, 10 at once, per key");
+    Cli.Result bad = pgw.run("workflows", "throttle", "mailer", "--limit", "5");
+    assertThat(bad.exit()).isNotZero();
+    assertThat(bad.err()).contains("periodMs");
+    assertThat(pgw.ok("workflows", "throttle", "mailer").out()).contains("100 starts per");
+    assertThat(pgw.ok("workflows", "throttle", "mailer", "--remove").out().strip())
+        .isEqualTo("mailer: no throttle");
+  }
 }

@@ -305,4 +305,40 @@ class FlowControlRoutesTest {
     assertThat(blocker.get("active").asInt()).isEqualTo(1);
     assertThat(blocker.get("position").asInt()).isEqualTo(1);
   }
+
+  @Test
+  void aThrottleQueuesStartsForTheirTurnAndItsBadFormsAreRefused() {
+    Api.Response set =
+        api.put("/v1/workflows/paced/throttle", Map.of("limit", 1, "periodMs", 60_000));
+    assertThat(set.status()).as(set.body()).isEqualTo(200);
+    assertThat(set.json().get("burst").asInt()).isEqualTo(1);
+    WorkerClient worker = server.worker("paced");
+    long first = worker.start(1);
+    long second = worker.start(2);
+    assertThat(
+            api.get("/v1/workflows/paced/runs/" + first + "/blockers")
+                .json()
+                .get("blockers")
+                .findValuesAsText("kind"))
+        .doesNotContain("throttled");
+    JsonNode blocker =
+        api.get("/v1/workflows/paced/runs/" + second + "/blockers").json().get("blockers").get(0);
+    assertThat(blocker.get("kind").asText()).isEqualTo("throttled");
+    assertThat(Instant.parse(blocker.get("until").asText())).isAfter(Instant.now().plusSeconds(50));
+    assertThat(worker.poll(List.of(1), 10, 0).json().get("tasks")).hasSize(1);
+
+    assertBadField(
+        api.put("/v1/workflows/paced/throttle", Map.of("limit", 0, "periodMs", 1000)), "limit");
+    assertBadField(api.put("/v1/workflows/paced/throttle", Map.of("limit", 5)), "periodMs");
+    assertBadField(
+        api.put("/v1/workflows/paced/throttle", Map.of("limit", 5, "periodMs", 1000, "burst", 0)),
+        "burst");
+    assertThat(api.get("/v1/workflows/paced/throttle").json().get("periodMs").asLong())
+        .isEqualTo(60_000);
+
+    Map<String, Object> none = new HashMap<>();
+    none.put("limit", null);
+    assertThat(api.put("/v1/workflows/paced/throttle", none).status()).isEqualTo(200);
+    assertThat(api.get("/v1/workflows/paced/throttle").json().has("limit")).isFalse();
+  }
 }

@@ -30,6 +30,7 @@ public final class Workflow<I, O> {
   private final WorkflowBody<I, O> body;
   private final List<Schedule> schedules;
   private final Concurrency concurrency;
+  private final Throttle throttle;
   private final List<CancelOn> cancelOn;
   private final UpdateHandlers updates;
 
@@ -37,6 +38,7 @@ public final class Workflow<I, O> {
     this.updates = b.updates.copy();
     this.schedules = List.copyOf(b.schedules);
     this.concurrency = b.concurrency;
+    this.throttle = b.throttle;
     this.cancelOn = List.copyOf(b.cancelOn);
     this.name = b.name;
     this.version = b.version;
@@ -76,6 +78,7 @@ public final class Workflow<I, O> {
     private Duration deadline;
     private final List<Schedule> schedules = new ArrayList<>();
     private Concurrency concurrency;
+    private Throttle throttle;
     private final List<CancelOn> cancelOn = new ArrayList<>();
     private final UpdateHandlers updates = new UpdateHandlers();
 
@@ -163,6 +166,20 @@ public final class Workflow<I, O> {
         throw new IllegalArgumentException("concurrency must not be null");
       }
       this.concurrency = c;
+      return this;
+    }
+
+    /**
+     * Throttles the starts of this workflow (see {@link Throttle}): starts beyond the rate are
+     * queued for their turn, not refused. A worker sets it on the server when it starts ({@code PUT
+     * /v1/workflows/{name}/code-throttle}, with the worker's own token), so the last deploy's
+     * holds; one dropped from the code stays until removed ({@link Workflows#removeThrottle}).
+     */
+    public Builder<I, O> throttle(Throttle t) {
+      if (t == null) {
+        throw new IllegalArgumentException("throttle must not be null");
+      }
+      this.throttle = t;
       return this;
     }
 
@@ -264,6 +281,11 @@ public final class Workflow<I, O> {
     return concurrency;
   }
 
+  /** The throttle its workers set (see {@link Builder#throttle}), or null. */
+  public Throttle throttle() {
+    return throttle;
+  }
+
   /** The events that cancel its runs (see {@link Builder#cancelOn}). */
   public List<CancelOn> cancelOn() {
     return cancelOn;
@@ -287,6 +309,7 @@ public final class Workflow<I, O> {
             body,
             schedules,
             concurrency == null ? null : concurrency.wire(),
+            throttle == null ? null : throttle.wire(),
             cancelOn.stream().map(CancelOn::rule).toList(),
             updates),
         options);

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows;
 
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +62,38 @@ public final class Workflows {
         Transport.read(
             transport.get("/v1/workflows/" + workflow + "/concurrency"), ConcurrencyLimit.class);
     return l.limit() == null ? Optional.empty() : Optional.of(Concurrency.of(l));
+  }
+
+  /**
+   * Throttles {@code workflow}'s starts (see {@link Throttle}): starts beyond the rate are queued
+   * for their turn. Needs scope {@code admin}.
+   */
+  public void setThrottle(String workflow, Throttle throttle) {
+    Workflow.checkName(workflow);
+    if (throttle == null) {
+      throw new IllegalArgumentException("throttle must not be null (removeThrottle removes it)");
+    }
+    transport.send(
+        "PUT", "/v1/workflows/" + workflow + "/throttle", throttle.wire(), Duration.ofSeconds(30));
+  }
+
+  /** Removes {@code workflow}'s throttle; starts already queued keep their time. */
+  public void removeThrottle(String workflow) {
+    Workflow.checkName(workflow);
+    transport.send(
+        "PUT",
+        "/v1/workflows/" + workflow + "/throttle",
+        new ThrottleSettings(null, null, null, null, null),
+        Duration.ofSeconds(30));
+  }
+
+  /** {@code workflow}'s throttle, empty when it has none. Needs scope read. */
+  public Optional<Throttle> throttle(String workflow) {
+    Workflow.checkName(workflow);
+    ThrottleSettings t =
+        Transport.read(
+            transport.get("/v1/workflows/" + workflow + "/throttle"), ThrottleSettings.class);
+    return t.limit() == null ? Optional.empty() : Optional.of(Throttle.of(t));
   }
 
   /**

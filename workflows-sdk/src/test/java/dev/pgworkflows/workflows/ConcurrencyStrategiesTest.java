@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Concurrency strategies and limits read from the input, set by a worker JVM from its definitions
- * and seen from its side: which runs' steps ran, and how many at once.
+ * Concurrency strategies, limits read from the input and a throttle, set by a worker JVM from its
+ * definitions and seen from its side: which runs' steps ran, how many at once, and when.
  */
 class ConcurrencyStrategiesTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -142,6 +142,29 @@ class ConcurrencyStrategiesTest {
             .isInstanceOf(ApiException.class)
             .hasMessageContaining("input has no value at $.plan");
         assertThat(client.runs().list("by-plan", null, null, 100).runs()).hasSize(plans.size());
+
+        // A throttle: two starts at once, then one each 200 ms, queued rather than refused.
+        assertThat(client.workflows().throttle("paced"))
+            .contains(Throttle.of(5, Duration.ofSeconds(1)).burst(2));
+        List<Started> paced = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+          paced.add(client.start("paced", Map.of("id", i)));
+        }
+        assertThat(client.runs().blockers("paced", paced.get(5).runId()))
+            .extracting(Blocker::kind)
+            .containsExactly("throttled");
+        for (Started s : paced) {
+          client.runs().awaitResult("paced", s.runId(), String.class, WAIT);
+        }
+        List<Long> began =
+            lines(log, "paced").stream()
+                .map(l -> Long.parseLong(l.split(" ")[2]))
+                .sorted()
+                .toList();
+        assertThat(began).hasSize(6);
+        assertThat(began.get(5) - began.get(0))
+            .as("six starts at 5/s, two at once")
+            .isBetween(700L, 3000L);
       } finally {
         worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Three workflows whose concurrency limits carry a strategy, served by a worker JVM of their own:
- * each step's execution is recorded in a file ("workflow begin id", "workflow end id"), so a test
- * sees from the workers' side which runs ran, and how many at once.
+ * Workflows whose concurrency limits carry a strategy, and one throttled, served by a worker JVM of
+ * their own: each step's execution is recorded in a file ("workflow begin id", "workflow end id"),
+ * so a test sees from the workers' side which runs ran, and how many at once.
  *
  * <ul>
  *   <li>{@code latest-wins}: one run per key, a new start cancels the running one; a run waits for
@@ -16,6 +16,7 @@ import java.util.Map;
  *   <li>{@code singleton}: one run per key, a start while one runs is skipped; waits the same way.
  *   <li>{@code by-plan}: the key's limit comes from the input's {@code plan} (premium 2, free 1);
  *       its one step holds its slot for a second.
+ *   <li>{@code paced}: throttled to five starts a second, two at once.
  * </ul>
  */
 public final class KeyedStrategyWorkflows {
@@ -60,7 +61,23 @@ public final class KeyedStrategyWorkflows {
             });
   }
 
-  /** Child process: serves the three workflows at {@code args[0]}, recording to {@code args[1]}. */
+  /** Five starts a second, two at once: each run records when its one step began. */
+  @SuppressWarnings("rawtypes")
+  static Workflow<Map, String> paced(Path log) {
+    return Workflow.define("paced", Map.class, String.class)
+        .throttle(Throttle.of(5, Duration.ofSeconds(1)).burst(2))
+        .run(
+            (ctx, in) ->
+                ctx.step()
+                    .run(
+                        "begin",
+                        String.class,
+                        () ->
+                            CrashyWorkflow.record(
+                                log, "paced " + in.get("id") + " " + System.currentTimeMillis())));
+  }
+
+  /** Child process: serves the four workflows at {@code args[0]}, recording to {@code args[1]}. */
   public static void main(String[] args) throws Exception {
     Path log = Path.of(args[1]);
     WorkerOptions options =
@@ -72,7 +89,8 @@ public final class KeyedStrategyWorkflows {
                 Concurrency.limit(1).strategy(ConcurrencyStrategy.CANCEL_IN_PROGRESS),
                 log),
             waiting("singleton", Concurrency.limit(1).strategy(ConcurrencyStrategy.SKIP), log),
-            byPlan(log))) {
+            byPlan(log),
+            paced(log))) {
       w.serve(options);
     }
     Thread.sleep(Long.MAX_VALUE);

@@ -98,6 +98,11 @@ class DashboardRunsListTest {
                 "weights",
                 Map.of("acme", 2)));
     server.api().put("/v1/workflows/limited-page/concurrency/acme", Map.of("limit", 7));
+    server
+        .api()
+        .put(
+            "/v1/workflows/limited-page/throttle",
+            Map.of("limit", 100, "periodMs", 60_000, "burst", 5, "perKey", true));
     server.worker("limited-page").start(Map.of("plan", "free"));
 
     browser.open("/workflows/limited-page");
@@ -105,6 +110,8 @@ class DashboardRunsListTest {
         .isEqualTo(
             "Concurrency 2 per key, strategy cancel in progress, limit from $.plan (premium=5), 6"
                 + " in all, keys in turn (weights acme=2); keys' own limits: acme=7");
+    assertThat(browser.awaitText(".throttle", "Throttle"))
+        .isEqualTo("Throttle 100 starts per 1 min 00 s, 5 at once, per key");
 
     server.worker("unlimited-page").start(Map.of());
     browser.open("/workflows/unlimited-page");

@@ -10,14 +10,16 @@ import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedRequest;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
 /**
  * Flow control: a workflow's concurrency limit per key (set by an operator, or by a worker from its
  * definition), one key's own limit in place of it, a key's rate limit, a worker's report that a
- * step was rate-limited (which holds every run of the run's key back), and the cancel-on rules a
- * worker sets from its definition.
+ * step was rate-limited (which holds every run of the run's key back), a workflow's throttle (set
+ * by an operator or by a worker from its definition), and the cancel-on rules a worker sets from
+ * its definition.
  */
 public final class FlowRoutes {
   private final FlowStore store;
@@ -34,6 +36,9 @@ public final class FlowRoutes {
     routes.get("/v1/workflows/{name}/concurrency", this::concurrency);
     routes.put("/v1/workflows/{name}/concurrency", this::setConcurrency);
     routes.put("/v1/workflows/{name}/code-concurrency", this::setCodeConcurrency);
+    routes.get("/v1/workflows/{name}/throttle", this::throttle);
+    routes.put("/v1/workflows/{name}/throttle", this::setThrottle);
+    routes.put("/v1/workflows/{name}/code-throttle", this::setCodeThrottle);
     routes.get("/v1/workflows/{name}/cancel-on", this::cancelOn);
     routes.put("/v1/workflows/{name}/cancel-on", this::setCancelOn);
     routes.get("/v1/workflows/{name}/concurrency/{key}", this::keyConcurrency);
@@ -66,6 +71,27 @@ public final class FlowRoutes {
     String name = Params.workflow(ctx);
     ConcurrencyLimit req = JsonBodies.read(ctx, ConcurrencyLimit.class);
     JsonBodies.respond(ctx, 200, registrations.concurrency(name, req));
+  }
+
+  private void throttle(Context ctx) {
+    String name = Params.workflow(ctx);
+    JsonBodies.respond(
+        ctx, 200, store.throttle(name).orElse(new ThrottleSettings(name, null, null, null, null)));
+  }
+
+  private void setThrottle(Context ctx) {
+    String name = Params.workflow(ctx);
+    ThrottleSettings req = FlowChecks.throttle(JsonBodies.read(ctx, ThrottleSettings.class));
+    JsonBodies.respond(
+        ctx,
+        200,
+        store.setThrottle(name, req).orElse(new ThrottleSettings(name, null, null, null, null)));
+  }
+
+  private void setCodeThrottle(Context ctx) {
+    String name = Params.workflow(ctx);
+    JsonBodies.respond(
+        ctx, 200, registrations.throttle(name, JsonBodies.read(ctx, ThrottleSettings.class)));
   }
 
   private void cancelOn(Context ctx) {

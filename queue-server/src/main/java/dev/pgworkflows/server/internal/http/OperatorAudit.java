@@ -109,7 +109,13 @@ public final class OperatorAudit {
           "DELETE /v1/workflows/{name}/runs/{runId}",
           new Audited("run.cancel", List.of("name", "runId"), List.of("status", "cancelled")),
           "PUT /v1/workflows/{name}/concurrency",
-          new Audited("workflow.concurrency", List.of("name"), List.of("limit")),
+          new Audited(
+              "workflow.concurrency", List.of("name"), List.of("limit", "strategy", "totalLimit")),
+          "PUT /v1/workflows/{name}/throttle",
+          new Audited(
+              "workflow.throttle",
+              List.of("name"),
+              List.of("limit", "periodMs", "burst", "perKey")),
           "PUT /v1/workflows/{name}/concurrency/{key}",
           new Audited("workflow.concurrency.key", List.of("name", "key"), List.of("limit")),
           "DELETE /v1/workflows/{name}/concurrency/{key}",

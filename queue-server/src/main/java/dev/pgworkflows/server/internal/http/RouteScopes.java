@@ -53,6 +53,7 @@ public final class RouteScopes {
           Map.entry("GET /v1/schedules", READ),
           Map.entry("GET /v1/schedules/{name}", READ),
           Map.entry("GET /v1/workflows/{name}/concurrency", READ),
+          Map.entry("GET /v1/workflows/{name}/throttle", READ),
           Map.entry("GET /v1/workflows/{name}/concurrency/{key}", READ),
           Map.entry("GET /v1/rate-limits/{key}", READ),
           Map.entry("GET /v1/queues/{queue}/parked", READ),
@@ -86,6 +87,7 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/schedules", WORKER),
           // A worker sets the concurrency limit of its workflow's definition.
           Map.entry("PUT /v1/workflows/{name}/code-concurrency", WORKER),
+          Map.entry("PUT /v1/workflows/{name}/code-throttle", WORKER),
           Map.entry("GET /v1/workflows/{name}/cancel-on", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/callbacks", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/updates", READ),
@@ -115,6 +117,7 @@ public final class RouteScopes {
           Map.entry("POST /v1/schedules/{name}/resume", ADMIN),
           Map.entry("DELETE /v1/schedules/{name}", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/concurrency", ADMIN),
+          Map.entry("PUT /v1/workflows/{name}/throttle", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/concurrency/{key}", ADMIN),
           Map.entry("DELETE /v1/workflows/{name}/concurrency/{key}", ADMIN),
           Map.entry("PUT /v1/rate-limits/{key}", ADMIN),

@@ -1,6 +1,7 @@
 package dev.pgworkflows.engine.internal.checks;
 
 import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import java.util.Set;
 
 /**
@@ -97,6 +98,32 @@ public final class FlowChecks {
                       "weights." + key + " must be a whole number from 1 to 1000, got " + w);
                 }
               });
+    }
+    return req;
+  }
+
+  /**
+   * A throttle: a limit of 1 to 1000000 starts (null removes the throttle, and then nothing else
+   * may be given) per periodMs of 1 ms to a day, a burst of 1 to 1000000.
+   */
+  public static ThrottleSettings throttle(ThrottleSettings req) {
+    if (req.limit() == null) {
+      if (req.periodMs() != null || req.burst() != null || Boolean.TRUE.equals(req.perKey())) {
+        throw ApiException.badRequest(
+            "limit",
+            "limit is required with periodMs, burst or perKey (null removes the throttle)");
+      }
+      return req;
+    }
+    WorkerChecks.range("limit", req.limit(), 1, 1, 1_000_000);
+    if (req.periodMs() == null) {
+      throw ApiException.badRequest("periodMs", "periodMs is required with limit");
+    }
+    if (req.periodMs() < 1 || req.periodMs() > 86_400_000) {
+      throw ApiException.badRequest("periodMs", "periodMs must be between 1 and 86400000");
+    }
+    if (req.burst() != null) {
+      WorkerChecks.range("burst", req.burst(), 1, 1, 1_000_000);
     }
     return req;
   }

@@ -14,6 +14,7 @@ import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.ScheduleRequest;
 import dev.pgworkflows.protocol.ScheduleState;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +77,15 @@ public final class CodeRegistrations {
           "limit", "limit is required (PUT /v1/workflows/{name}/concurrency removes a limit)");
     }
     return flow.setConcurrencyLimit(workflow, FlowChecks.concurrency(req)).orElseThrow();
+  }
+
+  /** Sets the throttle of {@code workflow}'s definition; answers it as stored. */
+  public ThrottleSettings throttle(String workflow, ThrottleSettings req) {
+    if (req.limit() == null) {
+      throw ApiException.badRequest(
+          "limit", "limit is required (PUT /v1/workflows/{name}/throttle removes a throttle)");
+    }
+    return flow.setThrottle(workflow, FlowChecks.throttle(req)).orElseThrow();
   }
 
   /** Replaces the cancel-on rules of {@code workflow}'s definition; answers them as stored. */

@@ -6,6 +6,7 @@ import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -37,6 +38,35 @@ public final class FlowStore {
         req.limits() == null ? null : Json.write(req.limits()),
         req.totalLimit(),
         req.weights() == null ? null : Json.write(req.weights()));
+  }
+
+  /**
+   * Sets (or, with a null limit, removes) a workflow's throttle; answers it as stored (empty when
+   * removed).
+   */
+  public Optional<ThrottleSettings> setThrottle(String workflow, ThrottleSettings req) {
+    return sql.one(
+        "SELECT * FROM queue.set_throttle(?, ?, ?, ?, ?)",
+        rs -> rs.getObject("max_starts") == null ? null : throttle(rs),
+        workflow,
+        req.limit(),
+        req.periodMs(),
+        req.burst() == null ? 1 : req.burst(),
+        Boolean.TRUE.equals(req.perKey()));
+  }
+
+  /** A workflow's throttle, empty when it has none. */
+  public Optional<ThrottleSettings> throttle(String workflow) {
+    return sql.one("SELECT * FROM queue.throttle_of(?)", FlowStore::throttle, workflow);
+  }
+
+  private static ThrottleSettings throttle(ResultSet rs) throws SQLException {
+    return new ThrottleSettings(
+        rs.getString("workflow_name"),
+        rs.getInt("max_starts"),
+        rs.getLong("period_ms"),
+        rs.getInt("burst"),
+        rs.getBoolean("per_key"));
   }
 
   /** A workflow's concurrency limit with its strategy and limitFrom, empty when it has none. */

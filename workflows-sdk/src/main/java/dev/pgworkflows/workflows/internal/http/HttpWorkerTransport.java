@@ -24,6 +24,7 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.internal.link.SlotReports;
@@ -160,6 +161,12 @@ public final class HttpWorkerTransport implements WorkerTransport {
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     transport.send(
         "PUT", "/v1/workflows/" + workflow + "/code-concurrency", limit, Duration.ofSeconds(30));
+  }
+
+  @Override
+  public void setCodeThrottle(String workflow, ThrottleSettings throttle) {
+    transport.send(
+        "PUT", "/v1/workflows/" + workflow + "/code-throttle", throttle, Duration.ofSeconds(30));
   }
 
   @Override

@@ -27,6 +27,7 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
@@ -162,6 +163,11 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public void setCodeConcurrency(String workflow, ConcurrencyLimit limit) {
     EngineErrors.call(() -> engine.registrations().concurrency(workflow, limit));
+  }
+
+  @Override
+  public void setCodeThrottle(String workflow, ThrottleSettings throttle) {
+    EngineErrors.call(() -> engine.registrations().throttle(workflow, throttle));
   }
 
   /** Minted by the engine itself: there is no server here, so the callback has no URL. */

@@ -23,6 +23,7 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
 import dev.pgworkflows.protocol.StreamWritten;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
 import dev.pgworkflows.workflows.ApiException;
@@ -73,6 +74,9 @@ public interface WorkerTransport extends AutoCloseable {
   void registerSchedules(String workflow, ScheduleRegistration schedules);
 
   void setCodeConcurrency(String workflow, ConcurrencyLimit limit);
+
+  /** Sets the throttle of a workflow's definition ({@code PUT .../code-throttle}). */
+  void setCodeThrottle(String workflow, ThrottleSettings throttle);
 
   void setCancelOn(String workflow, CancelOnRules rules);
 

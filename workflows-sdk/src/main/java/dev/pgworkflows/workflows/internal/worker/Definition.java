@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.protocol.CancelOnRule;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.WorkflowBody;
 import dev.pgworkflows.workflows.internal.replay.UpdateHandlers;
@@ -10,8 +11,8 @@ import java.util.List;
 
 /**
  * What a worker needs of a workflow definition: its name, version, input type and body, and what it
- * registers when it starts: its schedules, its concurrency limit per key (null: none) and its
- * cancel-on rules; and the handlers of its updates.
+ * registers when it starts: its schedules, its concurrency limit per key and its throttle (null:
+ * none) and its cancel-on rules; and the handlers of its updates.
  */
 public record Definition<I, O>(
     String name,
@@ -20,6 +21,7 @@ public record Definition<I, O>(
     WorkflowBody<I, O> body,
     List<Schedule> schedules,
     ConcurrencyLimit concurrency,
+    ThrottleSettings throttle,
     List<CancelOnRule> cancelOn,
     UpdateHandlers updates) {
 
@@ -29,14 +31,14 @@ public record Definition<I, O>(
     updates = updates == null ? new UpdateHandlers() : updates.copy();
   }
 
-  /** A definition without a concurrency limit. */
+  /** A definition without a concurrency limit or a throttle. */
   public Definition(
       String name, int version, Type inputType, WorkflowBody<I, O> body, List<Schedule> schedules) {
-    this(name, version, inputType, body, schedules, null, List.of(), null);
+    this(name, version, inputType, body, schedules, null, null, List.of(), null);
   }
 
   /** A definition without schedules. */
   public Definition(String name, int version, Type inputType, WorkflowBody<I, O> body) {
-    this(name, version, inputType, body, List.of(), null, List.of(), null);
+    this(name, version, inputType, body, List.of(), null, null, List.of(), null);
   }
 }

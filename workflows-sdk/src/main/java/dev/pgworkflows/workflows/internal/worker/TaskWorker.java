@@ -122,6 +122,11 @@ public final class TaskWorker implements Worker {
                 () -> link.setCodeConcurrency(name, workflow.concurrency())),
             new CodeRegistration(
                 name,
+                "its throttle",
+                workflow.throttle() != null,
+                () -> link.setCodeThrottle(name, workflow.throttle())),
+            new CodeRegistration(
+                name,
                 "its cancel-on rules",
                 !workflow.cancelOn().isEmpty(),
                 () -> link.setCancelOn(name, new CancelOnRules(null, workflow.cancelOn()))));
