@@ -38,7 +38,7 @@ AS $$
                  'set_concurrency_limit', 'set_throttle',
                  -- the background jobs
                  'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',
-                 'sweep_dead_letters', 'sweep_outbox', 'claim_deliveries', 'finish_delivery',
+                 'sweep_dead_letters', 'sweep_outbox', 'claim_deliveries', 'finish_delivery', 'batch_flush_due',
                  'worker_expire'];
 $$;
 

@@ -26,8 +26,10 @@ BEGIN
 END $$;
 
 -- Subscribes a queue, workflow or http(s) URL to a pattern; idempotent for the same target, 42710
--- when the secret differs.
-CREATE OR REPLACE FUNCTION queue.subscribe(p_pattern text, p_type text, p_target text, p_secret text DEFAULT NULL::text)
+-- when the secret or the batch settings differ. A workflow subscription may batch (p_batch_max
+-- messages or p_batch_timeout_ms, per value at p_batch_key; see batches.sql).
+DROP FUNCTION IF EXISTS queue.subscribe(text, text, text, text);
+CREATE OR REPLACE FUNCTION queue.subscribe(p_pattern text, p_type text, p_target text, p_secret text DEFAULT NULL::text, p_batch_max integer DEFAULT NULL::integer, p_batch_timeout_ms bigint DEFAULT NULL::bigint, p_batch_key text DEFAULT NULL::text)
  RETURNS TABLE(subscription_id bigint, created boolean)
  LANGUAGE plpgsql
 AS $$
@@ -59,6 +61,7 @@ BEGIN
     IF p_type IN ('queue', 'workflow') AND p_secret IS NOT NULL THEN
         RAISE EXCEPTION 'a % subscription takes no secret', p_type USING ERRCODE = '22023';
     END IF;
+    PERFORM queue.check_batch(p_type, p_batch_max, p_batch_timeout_ms, p_batch_key);
 
     PERFORM pg_advisory_xact_lock(hashtextextended('subscribe' || chr(1) || p_pattern, 7));
     SELECT * INTO v_old FROM queue.subscription s
@@ -68,12 +71,18 @@ BEGIN
             RAISE EXCEPTION 'subscription % already exists with another secret', v_old.subscription_id
                 USING ERRCODE = '42710';
         END IF;
+        IF (v_old.batch_max, v_old.batch_timeout_ms, v_old.batch_key)
+           IS DISTINCT FROM (p_batch_max, p_batch_timeout_ms, p_batch_key) THEN
+            RAISE EXCEPTION 'subscription % already exists with other batch settings', v_old.subscription_id
+                USING ERRCODE = '42710';
+        END IF;
         RETURN QUERY SELECT v_old.subscription_id, false;
         RETURN;
     END IF;
     RETURN QUERY
-        INSERT INTO queue.subscription (pattern, pattern_regex, target_type, target, secret)
-        VALUES (p_pattern, v_regex, p_type, p_target, p_secret)
+        INSERT INTO queue.subscription (pattern, pattern_regex, target_type, target, secret,
+                                        batch_max, batch_timeout_ms, batch_key)
+        VALUES (p_pattern, v_regex, p_type, p_target, p_secret, p_batch_max, p_batch_timeout_ms, p_batch_key)
         RETURNING queue.subscription.subscription_id, true;
 END $$;
 
@@ -87,7 +96,9 @@ AS $$
 $$;
 
 -- Fans a message out to every matching subscription in the caller's transaction; one row per
--- subscription reached. A queue subscription to a workflow's queue starts a run, as a send does.
+-- subscription reached. A queue subscription to a workflow's queue starts a run, as a send does; a
+-- workflow subscription that batches adds the message to its batch (type batched, the item's id),
+-- or starts the batch's run when the message fills it (type workflow, the run's id).
 -- Then the runs that workflows' cancel-on rules cancel for the message, a row each (type cancel).
 CREATE OR REPLACE FUNCTION queue.publish(p_topic text, p_body jsonb, p_headers jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(subscription_id bigint, target_type text, target text, id bigint)
@@ -108,6 +119,8 @@ BEGIN
         IF s.target_type = 'queue' THEN
             id := queue.send(s.target, p_body,
                              coalesce(p_headers, '{}'::jsonb) || jsonb_build_object('topic', p_topic));
+        ELSIF s.target_type = 'workflow' AND s.batch_max IS NOT NULL THEN
+            SELECT b.outcome, b.id INTO target_type, id FROM queue.batch_add(s, p_topic, p_body) b;
         ELSIF s.target_type = 'workflow' THEN
             SELECT w.run_id INTO id
               FROM queue.workflow_start(s.target, p_body, NULL, p_headers ->> 'idempotencyKey') w;

@@ -67,3 +67,37 @@ CREATE TABLE queue.throttle_state (
 ALTER TABLE queue.workflow_run
     -- The time a throttle made the run's start wait until (null: it did not).
     ADD COLUMN throttled_until timestamptz;
+
+-- Event batches (sql/functions/batches.sql): a workflow subscription that batches starts one run
+-- per batch of up to batch_max published messages, or batch_timeout_ms after the batch's first
+-- message, one batch per value at batch_key (a JSON path into the message) when given.
+ALTER TABLE queue.subscription
+    ADD COLUMN batch_max        integer,
+    ADD COLUMN batch_timeout_ms bigint,
+    ADD COLUMN batch_key        text,
+    ADD CONSTRAINT subscription_batch_check CHECK (
+        (batch_max IS NULL) = (batch_timeout_ms IS NULL)
+        AND (batch_max IS NULL OR (target_type = 'workflow' AND batch_max BETWEEN 1 AND 1000
+                                   AND batch_timeout_ms BETWEEN 1 AND 86400000))
+        AND (batch_key IS NULL OR batch_max IS NOT NULL));
+
+-- Messages waiting in a batch, oldest first: they stay until the run of their batch is started,
+-- in the same transaction that deletes them.
+CREATE TABLE queue.batch_item (
+    item_id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    subscription_id bigint NOT NULL REFERENCES queue.subscription (subscription_id) ON DELETE CASCADE,
+    batch_key       text NOT NULL,
+    topic           text NOT NULL,
+    body            jsonb,
+    published_at    timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX batch_item_batch_idx ON queue.batch_item (subscription_id, batch_key, item_id);
+
+-- The batches that hold messages, each with the time its run is started however few it holds.
+CREATE TABLE queue.batch_open (
+    subscription_id bigint NOT NULL REFERENCES queue.subscription (subscription_id) ON DELETE CASCADE,
+    batch_key       text NOT NULL,
+    due_at          timestamptz NOT NULL,
+    PRIMARY KEY (subscription_id, batch_key)
+);
+CREATE INDEX batch_open_due_idx ON queue.batch_open (due_at);

@@ -22,6 +22,7 @@ export function runsView(name, query) {
   const list = new Section("runs-list");
   const limits = new Section("concurrency", "p");
   const throttle = new Section("throttle", "p");
+  const topics = new Section("topics", "p");
   const pager = h("div", { class: "pager" });
   const prevButton = h("button", { type: "button", class: "prev", onclick: () => page(before.pop() ?? null) }, "← Newer");
   const firstButton = h("button", { type: "button", class: "first", onclick: () => ((before.length = 0), page(null)) }, "Newest");
@@ -126,17 +127,37 @@ export function runsView(name, query) {
     );
   }
 
+  // The topic patterns whose messages start its runs, one each or in batches.
+  function showTopics(subs) {
+    topics.show(subs, () =>
+      subs.length === 0
+        ? ""
+        : [
+            h("span", { class: "label" }, "Topics "),
+            subs
+              .map((x) =>
+                x.batch
+                  ? `${x.pattern} in batches of up to ${x.batch.maxSize} or ${duration(x.batch.timeoutMs)}${x.batch.key ? ` per ${x.batch.key}` : ""}`
+                  : x.pattern,
+              )
+              .join("; "),
+          ],
+    );
+  }
+
   async function refresh() {
     let data;
     try {
-      const [runs, c, t] = await Promise.all([
+      const [runs, c, t, subs] = await Promise.all([
         get(`${wf(name)}/runs?${apiQuery()}`),
         get(`${wf(name)}/concurrency`),
         get(`${wf(name)}/throttle`),
+        get("/v1/subscriptions"),
       ]);
       data = runs;
       showLimits(c);
       showThrottle(t);
+      showTopics(subs.subscriptions.filter((x) => x.type === "workflow" && x.name === name));
     } catch (e) {
       if (e.status === 401) throw e;
       list.error(e, "The runs could not be listed");
@@ -179,6 +200,7 @@ export function runsView(name, query) {
     h("h1", null, `Runs of ${name}`),
     limits.el,
     throttle.el,
+    topics.el,
     form,
     list.el,
     pager,

@@ -93,6 +93,24 @@ final class TopicsCommand {
         description = "Signs webhook deliveries (16 to 256 characters).")
     String secret;
 
+    @Option(
+        names = "--batch-size",
+        paramLabel = "N",
+        description = "A workflow's runs take batches of up to N messages (1 to 1000).")
+    Integer batchSize;
+
+    @Option(
+        names = "--batch-timeout-ms",
+        paramLabel = "MS",
+        description = "A batch's run starts this long after its first message, however full.")
+    Long batchTimeoutMs;
+
+    @Option(
+        names = "--batch-key",
+        paramLabel = "PATH",
+        description = "A JSON path into the message: one batch per value.")
+    String batchKey;
+
     @Override
     Answer request(Api api) {
       ObjectNode body = Json.object();
@@ -105,6 +123,18 @@ final class TopicsCommand {
       }
       if (secret != null) {
         body.put("secret", secret);
+      }
+      if (batchSize != null || batchTimeoutMs != null || batchKey != null) {
+        ObjectNode batch = body.putObject("batch");
+        if (batchSize != null) {
+          batch.put("maxSize", batchSize);
+        }
+        if (batchTimeoutMs != null) {
+          batch.put("timeoutMs", batchTimeoutMs);
+        }
+        if (batchKey != null) {
+          batch.put("key", batchKey);
+        }
       }
       return api.post(Api.path("v1", "topics", pattern, "subscriptions"), body);
     }

@@ -55,6 +55,44 @@ class TopicCommandsTest {
   }
 
   @Test
+  void aBatchingSubscriptionStartsOneRunPerFullBatchAndABadBatchIsRefused() {
+    Cli.Result subscribed =
+        pgw.ok(
+            "topics",
+            "subscribe",
+            "clicks.#",
+            "--workflow",
+            "tally",
+            "--batch-size",
+            "2",
+            "--batch-timeout-ms",
+            "600000");
+    assertThat(subscribed.out()).contains("maxSize").contains("600000");
+    JsonNode first = pgw.json("topics", "publish", "clicks.home", "{\"n\":1}");
+    assertThat(first.at("/deliveries/0/type").asText()).isEqualTo("batched");
+    assertThat(pgw.json("runs", "list", "tally").get("runs")).isEmpty();
+    JsonNode second = pgw.json("topics", "publish", "clicks.cart", "{\"n\":2}");
+    assertThat(second.at("/deliveries/0/type").asText()).isEqualTo("workflow");
+    JsonNode run = pgw.json("runs", "get", "tally", second.at("/deliveries/0/id").asText());
+    assertThat(run.get("input").toString()).isEqualTo("[{\"n\":1},{\"n\":2}]");
+
+    Cli.Result bad =
+        pgw.run(
+            "topics",
+            "subscribe",
+            "clicks.#",
+            "--workflow",
+            "other",
+            "--batch-size",
+            "100000",
+            "--batch-timeout-ms",
+            "1000");
+    assertThat(bad.exit()).isNotZero();
+    assertThat(bad.err()).contains("batch.maxSize");
+    assertThat(pgw.json("topics", "subscriptions", "clicks.#").get("subscriptions")).hasSize(1);
+  }
+
+  @Test
   void aWebhookSubscriptionIsSignedWithItsSecret() {
     JsonNode hook =
         pgw.json(

@@ -152,4 +152,65 @@ class TopicApiTest {
   private static long depth(String queue) {
     return api.get("/v1/queues/" + queue).json().get("metrics").get("depth").asLong();
   }
+
+  @Test
+  void aBatchingWorkflowSubscriptionStartsOneRunPerBatchAndRefusesBadSettings() {
+    Api.Response sub =
+        api.post(
+            "/v1/topics/visits.%23/subscriptions",
+            Map.of(
+                "type",
+                "workflow",
+                "name",
+                "visits",
+                "batch",
+                Map.of("maxSize", 2, "timeoutMs", 600_000, "key", "$.site")));
+    assertThat(sub.status()).as(sub.body()).isEqualTo(201);
+    assertThat(sub.json().get("batch").get("maxSize").asInt()).isEqualTo(2);
+    assertThat(sub.json().get("batch").get("key").asText()).isEqualTo("$.site");
+
+    Api.Response a1 =
+        api.post("/v1/topics/visits.home/messages", Map.of("body", Map.of("site", "a")));
+    assertThat(a1.json().at("/deliveries/0/type").asText()).as(a1.body()).isEqualTo("batched");
+    Api.Response b1 =
+        api.post("/v1/topics/visits.home/messages", Map.of("body", Map.of("site", "b")));
+    assertThat(b1.json().at("/deliveries/0/type").asText()).isEqualTo("batched");
+    Api.Response a2 =
+        api.post("/v1/topics/visits.cart/messages", Map.of("body", Map.of("site", "a")));
+    assertThat(a2.json().at("/deliveries/0/type").asText()).isEqualTo("workflow");
+    long run = a2.json().at("/deliveries/0/id").asLong();
+    assertThat(api.get("/v1/workflows/visits/runs/" + run).json().get("input").size()).isEqualTo(2);
+
+    for (Map<String, Object> bad :
+        List.<Map<String, Object>>of(
+            Map.of("maxSize", 0, "timeoutMs", 1000),
+            Map.of("maxSize", 100_000, "timeoutMs", 1000),
+            Map.of("maxSize", 10))) {
+      Api.Response refused =
+          api.post(
+              "/v1/topics/visits.%23/subscriptions",
+              Map.of("type", "workflow", "name", "other", "batch", bad));
+      assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+      assertThat(refused.json().get("field").asText()).startsWith("batch.");
+    }
+    Api.Response onQueue =
+        api.post(
+            "/v1/topics/visits.%23/subscriptions",
+            Map.of("type", "queue", "name", "q", "batch", Map.of("maxSize", 2, "timeoutMs", 10)));
+    assertThat(onQueue.json().get("field").asText()).isEqualTo("batch");
+    Api.Response badKey =
+        api.post(
+            "/v1/topics/visits.%23/subscriptions",
+            Map.of(
+                "type",
+                "workflow",
+                "name",
+                "other",
+                "batch",
+                Map.of("maxSize", 2, "timeoutMs", 10, "key", "$.[")));
+    assertThat(badKey.status()).isEqualTo(400);
+    assertThat(badKey.json().get("detail").asText()).contains("batch.key is not a JSON path");
+    assertThat(api.get("/v1/topics/visits.%23/subscriptions").json().get("subscriptions"))
+        .hasSize(1);
+  }
 }

@@ -35,6 +35,7 @@ public final class WorkflowClient implements AutoCloseable {
   private final Workflows workflows;
   private final RateLimits rateLimits;
   private final Schedules schedules;
+  private final Topics topics;
   private final ClientUpdates updates;
 
   private WorkflowClient(Transport transport, RunsLink runs) {
@@ -45,6 +46,7 @@ public final class WorkflowClient implements AutoCloseable {
     this.workflows = transport == null ? null : new Workflows(transport);
     this.rateLimits = transport == null ? null : new RateLimits(transport);
     this.schedules = transport == null ? null : new Schedules(transport);
+    this.topics = transport == null ? null : new Topics(transport);
   }
 
   /** The runs: read, list, await, cancel, pause, resume, restart and fork them, and look inside. */
@@ -62,6 +64,12 @@ public final class WorkflowClient implements AutoCloseable {
   public RateLimits rateLimits() {
     server(transport, "rateLimits");
     return rateLimits;
+  }
+
+  /** Topics: workflows subscribed to topic patterns (in batches, too), and publishing. */
+  public Topics topics() {
+    server(transport, "topics");
+    return topics;
   }
 
   /** The server's cron schedules: list, read, make, change, pause, resume, delete. */

@@ -103,6 +103,17 @@ class DashboardRunsListTest {
         .put(
             "/v1/workflows/limited-page/throttle",
             Map.of("limit", 100, "periodMs", 60_000, "burst", 5, "perKey", true));
+    server
+        .api()
+        .post(
+            "/v1/topics/visits.%23/subscriptions",
+            Map.of(
+                "type",
+                "workflow",
+                "name",
+                "limited-page",
+                "batch",
+                Map.of("maxSize", 50, "timeoutMs", 5_000, "key", "$.site")));
     server.worker("limited-page").start(Map.of("plan", "free"));
 
     browser.open("/workflows/limited-page");
@@ -110,6 +121,8 @@ class DashboardRunsListTest {
         .isEqualTo(
             "Concurrency 2 per key, strategy cancel in progress, limit from $.plan (premium=5), 6"
                 + " in all, keys in turn (weights acme=2); keys' own limits: acme=7");
+    assertThat(browser.awaitText(".topics", "Topics"))
+        .isEqualTo("Topics visits.# in batches of up to 50 or 5.0 s per $.site");
     assertThat(browser.awaitText(".throttle", "Throttle"))
         .isEqualTo("Throttle 100 starts per 1 min 00 s, 5 at once, per key");
 

@@ -6,6 +6,7 @@ import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.store.TopicStore;
+import dev.pgworkflows.protocol.EventBatch;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.net.URI;
@@ -16,7 +17,7 @@ import java.util.regex.Pattern;
 
 /** {@code /v1/topics}: subscriptions by pattern, and publishing with fan-out. */
 public final class TopicRoutes {
-  record Subscribe(String type, String name, String url, String secret) {}
+  record Subscribe(String type, String name, String url, String secret, EventBatch batch) {}
 
   record Publish(JsonNode body, ObjectNode headers) {}
 
@@ -79,10 +80,34 @@ public final class TopicRoutes {
       }
       default -> throw ApiException.badRequest("type", "type must be one of queue, http, https");
     }
-    TopicStore.Subscribed s = store.subscribe(pattern, req.type(), target, req.secret());
+    EventBatch batch = req.batch();
+    if (batch != null) {
+      checkBatch(req.type(), batch);
+    }
+    TopicStore.Subscribed s = store.subscribe(pattern, req.type(), target, req.secret(), batch);
     TopicStore.Subscription view =
         store.list(pattern).stream().filter(x -> x.id() == s.id()).findFirst().orElseThrow();
     JsonBodies.respond(ctx, s.created() ? 201 : 200, view);
+  }
+
+  /** Batch settings: a workflow subscription's, maxSize 1 to 1000 and timeoutMs up to a day. */
+  private static void checkBatch(String type, EventBatch batch) {
+    if (!type.equals("workflow")) {
+      throw ApiException.badRequest("batch", "batch goes with a workflow subscription only");
+    }
+    if (batch.maxSize() == null || batch.maxSize() < 1 || batch.maxSize() > 1000) {
+      throw ApiException.badRequest(
+          "batch.maxSize", "batch.maxSize is required, from 1 to 1000 messages");
+    }
+    if (batch.timeoutMs() == null || batch.timeoutMs() < 1 || batch.timeoutMs() > 86_400_000) {
+      throw ApiException.badRequest(
+          "batch.timeoutMs", "batch.timeoutMs is required, from 1 ms to a day (86400000)");
+    }
+    if (batch.key() != null && (!batch.key().startsWith("$") || batch.key().length() > 255)) {
+      throw ApiException.badRequest(
+          "batch.key",
+          "batch.key must be a JSON path of at most 255 characters, such as $.customerId");
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.pgworkflows.engine.internal.host;
 
+import dev.pgworkflows.engine.internal.maintenance.BatchTimer;
 import dev.pgworkflows.engine.internal.maintenance.Deadlines;
 import dev.pgworkflows.engine.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.engine.internal.maintenance.Retention;
@@ -37,6 +38,7 @@ import dev.pgworkflows.engine.internal.store.ScheduleStore;
 import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.engine.internal.store.StateStore;
 import dev.pgworkflows.engine.internal.store.TaskStore;
+import dev.pgworkflows.engine.internal.store.TopicStore;
 import dev.pgworkflows.engine.internal.store.UpdateStore;
 import dev.pgworkflows.engine.internal.store.WorkerStore;
 import dev.pgworkflows.engine.internal.telemetry.RunSpans;
@@ -173,6 +175,7 @@ public final class EngineCore implements AutoCloseable {
   private final Retention retention;
   private final ScheduleTicker ticker;
   private final Deadlines deadlines;
+  private final BatchTimer batchTimer;
   private final Supplier<String> processId;
   private final long workerExpiryMs;
   private WorkerRegistry workerRegistry;
@@ -294,6 +297,9 @@ public final class EngineCore implements AutoCloseable {
     this.deadlines =
         new Deadlines(runs, runEnds, Duration.ofMillis(settings.deadlineIntervalMs()), clock);
     closeables.add(deadlines);
+    this.batchTimer =
+        new BatchTimer(new TopicStore(sql), Duration.ofMillis(settings.scheduleIntervalMs()));
+    closeables.add(batchTimer);
     this.processId = hooks.processId();
     this.workerExpiryMs = settings.workerExpiryMs();
     this.fallbackPollMs = settings.fallbackPollMs();
@@ -327,6 +333,7 @@ public final class EngineCore implements AutoCloseable {
     retention.start(leadership.scheduler());
     ticker.start(leadership.scheduler());
     deadlines.start(leadership.scheduler());
+    batchTimer.start(leadership.scheduler());
     workerRegistry =
         new WorkerRegistry(
             sightings, workerStore, processId.get(), workerExpiryMs, leadership::leading);

@@ -1,6 +1,7 @@
 package dev.pgworkflows.engine.internal.store;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.pgworkflows.protocol.EventBatch;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,8 @@ public final class TopicStore {
       String name,
       String url,
       boolean signed,
-      Instant createdAt) {}
+      Instant createdAt,
+      EventBatch batch) {}
 
   /** Where one publish went. */
   public record Fanout(long subscriptionId, String type, String target, long id) {}
@@ -36,20 +38,46 @@ public final class TopicStore {
   /** Returns the subscription id and whether it was created now. */
   public record Subscribed(long id, boolean created) {}
 
-  public Subscribed subscribe(String pattern, String type, String target, String secret) {
+  /** Subscribes; {@code batch} (null: none) makes a workflow subscription batch. */
+  public Subscribed subscribe(
+      String pattern, String type, String target, String secret, EventBatch batch) {
     return sql.one(
-            "SELECT * FROM queue.subscribe(?, ?, ?, ?)",
+            "SELECT * FROM queue.subscribe(?, ?, ?, ?, ?, ?::bigint, ?)",
             rs -> new Subscribed(rs.getLong(1), rs.getBoolean(2)),
             pattern,
             type,
             target,
-            secret)
+            secret,
+            batch == null ? null : batch.maxSize(),
+            batch == null ? null : batch.timeoutMs(),
+            batch == null ? null : batch.key())
         .orElseThrow();
+  }
+
+  /** A batch whose run a timer started: its subscription, workflow, key, run and size. */
+  public record BatchStarted(
+      long subscriptionId, String workflow, String key, long runId, int size) {}
+
+  /**
+   * Starts the runs of up to {@code limit} batches whose time has come ({@code batch_flush_due}).
+   */
+  public List<BatchStarted> flushDueBatches(int limit) {
+    return sql.list(
+        "SELECT * FROM queue.batch_flush_due(?)",
+        rs ->
+            new BatchStarted(
+                rs.getLong("subscription_id"),
+                rs.getString("workflow_name"),
+                rs.getString("batch_key"),
+                rs.getLong("run_id"),
+                rs.getInt("size")),
+        limit);
   }
 
   public List<Subscription> list(String pattern) {
     return sql.list(
-        "SELECT subscription_id, pattern, target_type, target, secret IS NOT NULL, created_at"
+        "SELECT subscription_id, pattern, target_type, target, secret IS NOT NULL, created_at,"
+            + " batch_max, batch_timeout_ms, batch_key"
             + " FROM queue.subscription WHERE (?::text IS NULL OR pattern = ?::text)"
             + " ORDER BY subscription_id",
         rs -> {
@@ -62,7 +90,10 @@ public final class TopicStore {
               isQueue ? rs.getString(4) : null,
               isQueue ? null : rs.getString(4),
               rs.getBoolean(5),
-              rs.getTimestamp(6).toInstant());
+              rs.getTimestamp(6).toInstant(),
+              rs.getObject(7) == null
+                  ? null
+                  : new EventBatch(rs.getInt(7), rs.getLong(8), rs.getString(9)));
         },
         pattern,
         pattern);
