@@ -2,6 +2,8 @@ package dev.pgworkflows.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.pgworkflows.workflows.Concurrency;
+import dev.pgworkflows.workflows.ConcurrencyStrategy;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -323,7 +325,9 @@ public final class Bench {
    * The keyed burn-down (pgworkflows), on a contender of its own: the pre-started burn-down with
    * each run given one of {@value #KEYS} concurrency keys and bench3 a limit per key of the
    * workers' slots over the keys, against the same burn-down without keys, each after an unmeasured
-   * one of its kind. Steps per second of both and their ratio.
+   * one of its kind; then under one total limit of the workers' slots shared round-robin by key
+   * (fairness), and the keyed starts' rate under a limit per key and under a strategy. Steps per
+   * second, starts per second, and the ratios.
    */
   private static void keyed(Pg pg, Settings s, Map<String, List<Double>> r) throws Exception {
     try (Ours ours = new Ours(pg, POOL)) {
@@ -333,11 +337,34 @@ public final class Bench {
       ours.concurrencyLimit(Ours.slots() / KEYS);
       ours.drainStarted(ours.startOnly(Math.max(1000, n / 5), KEYS));
       double keyed = 3.0 * n / ours.drainStarted(ours.startOnly(n, KEYS));
+      // The same keys under one total limit of the workers' slots, admitted round-robin by key.
+      ours.concurrency(Concurrency.limit(Ours.slots()).total(Ours.slots()));
+      ours.drainStarted(ours.startOnly(Math.max(1000, n / 5), KEYS));
+      double fair = 3.0 * n / ours.drainStarted(ours.startOnly(n, KEYS));
+      // Keyed starts under a strategy (cancel_newest, a limit no key reaches): the start's lock
+      // and count, against keyed starts under the plain limit.
+      ours.concurrency(Concurrency.limit(Ours.slots() / KEYS));
+      double queued = startsPerSecond(ours, n);
+      ours.concurrency(Concurrency.limit(100_000).strategy(ConcurrencyStrategy.CANCEL_NEWEST));
+      double strategy = startsPerSecond(ours, n);
       ours.concurrencyLimit(null);
       add(r, "pre-started burn-down steps/s, no keys", plain);
       add(r, "pre-started burn-down steps/s, " + KEYS + " keys", keyed);
       add(r, "keyed / unkeyed burn-down", keyed / plain);
+      add(r, "pre-started burn-down steps/s, " + KEYS + " keys, shared total (round robin)", fair);
+      add(r, "round robin / keyed burn-down", fair / keyed);
+      add(r, "keyed starts/s, limit per key", queued);
+      add(r, "keyed starts/s, strategy cancel_newest", strategy);
     }
+  }
+
+  /** Keyed starts per second from 8 threads; the runs are then served and drained, unmeasured. */
+  private static double startsPerSecond(Ours ours, int n) throws Exception {
+    long t0 = System.nanoTime();
+    Ours.Started started = ours.startOnly(n, KEYS);
+    double perSecond = n / ((System.nanoTime() - t0) / 1e9);
+    ours.drainStarted(started);
+    return perSecond;
   }
 
   /**

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.pgworkflows.server.QueueServer;
 import dev.pgworkflows.server.ServerConfig;
 import dev.pgworkflows.sql.Migrator;
+import dev.pgworkflows.workflows.Concurrency;
 import dev.pgworkflows.workflows.StartOptions;
 import dev.pgworkflows.workflows.Worker;
 import dev.pgworkflows.workflows.WorkerOptions;
@@ -419,6 +420,11 @@ final class Ours implements Contender {
   /** Sets bench3's concurrency limit per key (null: none). */
   void concurrencyLimit(Integer limit) {
     client.workflows().setConcurrencyLimit("bench3", limit);
+  }
+
+  /** Sets bench3's concurrency limit with its strategy and total. */
+  void concurrency(Concurrency c) {
+    client.workflows().setConcurrency("bench3", c);
   }
 
   /** The runs the workers hold at once, all of them together. */
