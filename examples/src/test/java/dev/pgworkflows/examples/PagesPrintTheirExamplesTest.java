@@ -38,6 +38,12 @@ class PagesPrintTheirExamplesTest {
         .isEqualTo(body("NewestDeploy.java"));
   }
 
+  @Test
+  void theReadmePrintsTheBatchesThatTheBuildRuns() throws IOException {
+    assertThat(block("../README.md", "## Clicks in batches, starts in turn"))
+        .isEqualTo(body("ClickBatches.java"));
+  }
+
   /** The first Java block under the heading of the page. */
   private static List<String> block(String page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(page));
