@@ -134,14 +134,5 @@ BEGIN
     END IF;
     PERFORM queue.check_range('batch.maxSize', p_max, 1, 1000);
     PERFORM queue.check_range('batch.timeoutMs', p_timeout_ms, 1, 86400000);
-    IF p_key IS NOT NULL THEN
-        IF p_key = '' OR length(p_key) > 255 THEN
-            RAISE EXCEPTION 'batch.key must be a JSON path of 1 to 255 characters' USING ERRCODE = '22023';
-        END IF;
-        BEGIN
-            PERFORM p_key::jsonpath;
-        EXCEPTION WHEN syntax_error OR invalid_text_representation THEN
-            RAISE EXCEPTION 'batch.key is not a JSON path (such as $.customerId): %', SQLERRM USING ERRCODE = '22023';
-        END;
-    END IF;
+    PERFORM queue.check_json_path('batch.key', p_key, '$.customerId');
 END $$;

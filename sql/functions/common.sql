@@ -240,3 +240,58 @@ CREATE OR REPLACE FUNCTION queue.receipt_of(p_vt timestamp with time zone)
 AS $$
     SELECT (extract(epoch FROM p_vt - timestamptz 'epoch') * 1000000)::bigint;
 $$;
+
+-- Whether a JSON value is a whole number from p_lo to p_hi.
+CREATE OR REPLACE FUNCTION queue.whole_number_between(p_value jsonb, p_lo bigint, p_hi bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $$
+    SELECT jsonb_typeof(p_value) = 'number'
+           AND p_value::text::numeric BETWEEN p_lo AND p_hi
+           AND p_value::text::numeric = trunc(p_value::text::numeric);
+$$;
+
+-- Raises 22023 naming p_field unless p_values is a JSON object of at most p_most values, each a
+-- whole number from 1 to p_max (a limit by value, a weight by key).
+CREATE OR REPLACE FUNCTION queue.check_whole_numbers(p_field text, p_values jsonb, p_most integer, p_max integer)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+DECLARE
+    e record;
+BEGIN
+    IF jsonb_typeof(p_values) <> 'object' OR (SELECT count(*) FROM jsonb_object_keys(p_values)) > p_most THEN
+        RAISE EXCEPTION '% must be an object of at most % values, each a whole number', p_field, p_most
+            USING ERRCODE = '22023';
+    END IF;
+    FOR e IN SELECT * FROM jsonb_each(p_values) LOOP
+        IF NOT queue.whole_number_between(e.value, 1, p_max) THEN
+            RAISE EXCEPTION '%.% must be a whole number from 1 to %, got %', p_field, e.key, p_max, e.value
+                USING ERRCODE = '22023';
+        END IF;
+    END LOOP;
+END $$;
+
+-- Raises 22023 naming p_field unless p_path (null passes) is a JSON path (PostgreSQL's jsonpath)
+-- of 1 to 255 characters; p_example is shown as one that is.
+CREATE OR REPLACE FUNCTION queue.check_json_path(p_field text, p_path text, p_example text)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+BEGIN
+    IF p_path IS NULL THEN
+        RETURN;
+    END IF;
+    IF p_path = '' OR length(p_path) > 255 THEN
+        RAISE EXCEPTION '% must be a JSON path of 1 to 255 characters', p_field USING ERRCODE = '22023';
+    END IF;
+    BEGIN
+        PERFORM p_path::jsonpath;
+    EXCEPTION WHEN syntax_error OR invalid_text_representation THEN
+        RAISE EXCEPTION '% is not a JSON path (such as %): %', p_field, p_example, SQLERRM USING ERRCODE = '22023';
+    END;
+END $$;
+

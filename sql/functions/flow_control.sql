@@ -131,8 +131,7 @@ BEGIN
     IF cl.limits IS NOT NULL THEN
         RETURN coalesce((cl.limits ->> (v #>> '{}'))::int, cl.max_active);
     END IF;
-    IF jsonb_typeof(v) <> 'number' OR v::text::numeric NOT BETWEEN 1 AND 100000
-       OR v::text::numeric <> trunc(v::text::numeric) THEN
+    IF NOT queue.whole_number_between(v, 1, 100000) THEN
         RAISE EXCEPTION 'input at % must be a whole number from 1 to 100000 (the run''s concurrency limit, limitFrom), got %',
             cl.limit_from, v USING ERRCODE = '22023';
     END IF;
@@ -765,8 +764,6 @@ CREATE OR REPLACE FUNCTION queue.check_fairness(p_total_limit integer, p_weights
  LANGUAGE plpgsql
  IMMUTABLE
 AS $$
-DECLARE
-    e record;
 BEGIN
     IF p_total_limit IS NOT NULL THEN
         PERFORM queue.check_range('totalLimit', p_total_limit, 1, 100000);
@@ -777,16 +774,7 @@ BEGIN
     IF p_total_limit IS NULL THEN
         RAISE EXCEPTION 'weights goes with totalLimit: they share its slots between keys' USING ERRCODE = '22023';
     END IF;
-    IF jsonb_typeof(p_weights) <> 'object' OR (SELECT count(*) FROM jsonb_object_keys(p_weights)) > 1000 THEN
-        RAISE EXCEPTION 'weights must be an object of at most 1000 keys, each a weight' USING ERRCODE = '22023';
-    END IF;
-    FOR e IN SELECT * FROM jsonb_each(p_weights) LOOP
-        IF jsonb_typeof(e.value) <> 'number' OR e.value::text::numeric NOT BETWEEN 1 AND 1000
-           OR e.value::text::numeric <> trunc(e.value::text::numeric) THEN
-            RAISE EXCEPTION 'weights.% must be a whole number from 1 to 1000, got %', e.key, e.value
-                USING ERRCODE = '22023';
-        END IF;
-    END LOOP;
+    PERFORM queue.check_whole_numbers('weights', p_weights, 1000, 1000);
 END $$;
 
 -- Raises 22023 naming the field unless a concurrency limit's strategy is one of queue,
@@ -798,38 +786,18 @@ CREATE OR REPLACE FUNCTION queue.check_concurrency_strategy(p_strategy text, p_l
  LANGUAGE plpgsql
  IMMUTABLE
 AS $$
-DECLARE
-    e record;
 BEGIN
     IF p_strategy IS NULL OR p_strategy NOT IN ('queue', 'cancel_in_progress', 'cancel_newest', 'skip') THEN
         RAISE EXCEPTION 'strategy must be one of queue, cancel_in_progress, cancel_newest and skip, got "%"', p_strategy
             USING ERRCODE = '22023';
     END IF;
-    IF p_limit_from IS NOT NULL THEN
-        IF p_limit_from = '' OR length(p_limit_from) > 255 THEN
-            RAISE EXCEPTION 'limitFrom must be a JSON path of 1 to 255 characters' USING ERRCODE = '22023';
-        END IF;
-        BEGIN
-            PERFORM p_limit_from::jsonpath;
-        EXCEPTION WHEN syntax_error OR invalid_text_representation THEN
-            RAISE EXCEPTION 'limitFrom is not a JSON path (such as $.plan): %', SQLERRM USING ERRCODE = '22023';
-        END;
-    END IF;
+    PERFORM queue.check_json_path('limitFrom', p_limit_from, '$.plan');
     IF p_limits IS NOT NULL THEN
         IF p_limit_from IS NULL THEN
             RAISE EXCEPTION 'limits goes with limitFrom: it maps the value limitFrom reads to a limit'
                 USING ERRCODE = '22023';
         END IF;
-        IF jsonb_typeof(p_limits) <> 'object' OR (SELECT count(*) FROM jsonb_object_keys(p_limits)) > 100 THEN
-            RAISE EXCEPTION 'limits must be an object of at most 100 values, each a limit' USING ERRCODE = '22023';
-        END IF;
-        FOR e IN SELECT * FROM jsonb_each(p_limits) LOOP
-            IF jsonb_typeof(e.value) <> 'number' OR e.value::text::numeric NOT BETWEEN 1 AND 100000
-               OR e.value::text::numeric <> trunc(e.value::text::numeric) THEN
-                RAISE EXCEPTION 'limits.% must be a whole number from 1 to 100000, got %', e.key, e.value
-                    USING ERRCODE = '22023';
-            END IF;
-        END LOOP;
+        PERFORM queue.check_whole_numbers('limits', p_limits, 100, 100000);
     END IF;
 END $$;
 

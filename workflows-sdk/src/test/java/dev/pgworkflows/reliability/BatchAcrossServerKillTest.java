@@ -6,10 +6,6 @@ import dev.pgworkflows.testing.TestDatabase;
 import dev.pgworkflows.workflows.EventBatch;
 import dev.pgworkflows.workflows.Topics;
 import dev.pgworkflows.workflows.WorkflowClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -40,7 +36,7 @@ class BatchAcrossServerKillTest {
     Process first = ServerJvms.current(dir.resolve("first.out"), env);
     Process second = null;
     try {
-      awaitReady(url);
+      ChildJvm.awaitReady(url, dir.resolve("first.out"));
       Topics topics = WorkflowClient.connect(url).topics();
       topics.subscribe("clicks.#", "tally", EventBatch.of(5, Duration.ofSeconds(3)));
       for (int i = 1; i <= 3; i++) {
@@ -54,7 +50,7 @@ class BatchAcrossServerKillTest {
       assertThat(count(db, "SELECT count(*) FROM queue.workflow_run")).isZero();
 
       second = ServerJvms.current(dir.resolve("second.out"), env);
-      awaitReady(url);
+      ChildJvm.awaitReady(url, dir.resolve("second.out"));
       long deadline = System.currentTimeMillis() + 30_000;
       while (count(db, "SELECT count(*) FROM queue.workflow_run") == 0
           && System.currentTimeMillis() < deadline) {
@@ -99,25 +95,5 @@ class BatchAcrossServerKillTest {
       }
     }
     return out;
-  }
-
-  private static void awaitReady(String url) throws Exception {
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        if (http.send(
-                    HttpRequest.newBuilder(URI.create(url + "/readyz")).build(),
-                    HttpResponse.BodyHandlers.discarding())
-                .statusCode()
-            == 200) {
-          return;
-        }
-      } catch (java.io.IOException e) {
-        // not up yet
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("server at " + url + " did not become ready");
   }
 }
