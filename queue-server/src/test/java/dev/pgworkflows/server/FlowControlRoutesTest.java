@@ -336,6 +336,8 @@ class FlowControlRoutesTest {
     assertThat(api.get("/v1/workflows/paced/throttle").json().get("periodMs").asLong())
         .isEqualTo(60_000);
 
+    JsonNode audited = api.get("/v1/audit?action=workflow.throttle").json().get("entries");
+    assertThat(audited).as("the audit trail has the throttle's change").isNotEmpty();
     Map<String, Object> none = new HashMap<>();
     none.put("limit", null);
     assertThat(api.put("/v1/workflows/paced/throttle", none).status()).isEqualTo(200);

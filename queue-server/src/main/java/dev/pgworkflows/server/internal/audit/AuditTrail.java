@@ -28,6 +28,9 @@ public final class AuditTrail {
   /** The actor of configuration changes, recorded when a server starts. */
   public static final String CONFIGURATION = "(configuration)";
 
+  /** The action of a change of the token configuration, recorded when a server starts. */
+  public static final String TOKENS_CONFIGURED = "tokens.configured";
+
   private static final Logger log = LoggerFactory.getLogger(LOGGER);
   private static final Pattern BARE = Pattern.compile("[A-Za-z0-9_.:/*#(){}-]+");
 
@@ -88,8 +91,8 @@ public final class AuditTrail {
             });
     String json = Json.write(details);
     if (store.tokens(json)) {
-      line(log.atInfo(), "tokens.configured", CONFIGURATION, null, json)
-          .log(message("audit", "tokens.configured", CONFIGURATION, null, json));
+      line(log.atInfo(), TOKENS_CONFIGURED, CONFIGURATION, null, json)
+          .log(message("audit", TOKENS_CONFIGURED, CONFIGURATION, null, json));
     }
   }
 

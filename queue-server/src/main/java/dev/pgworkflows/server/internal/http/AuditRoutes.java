@@ -28,7 +28,7 @@ public final class AuditRoutes {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Page(List<Entry> entries, String nextCursor) {}
 
-  private static final Pattern ACTION = Pattern.compile("[a-z][a-z_]*(\\.[a-z][a-z_]*)+");
+  private static final Pattern ACTION = Pattern.compile("[a-z][a-z_-]*(\\.[a-z][a-z_-]*)+");
 
   private final AuditStore store;
 

@@ -9,9 +9,12 @@ import dev.pgworkflows.server.internal.audit.AuditTrail;
 import io.javalin.http.Context;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -124,6 +127,18 @@ public final class OperatorAudit {
           new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")),
           "POST /v1/callback-keys",
           new Audited("callbacks.rotate-key", List.of(), List.of("keyId")));
+
+  /**
+   * Every action the audit trail records, in one list: the operator routes' and the change of the
+   * token configuration. openapi.yaml ({@code GET /v1/audit}) and docs/operating.md list exactly
+   * these (a test holds them to it).
+   */
+  public static SortedSet<String> actions() {
+    SortedSet<String> all = new TreeSet<>();
+    AUDITED.values().forEach(a -> all.add(a.action()));
+    all.add(AuditTrail.TOKENS_CONFIGURED);
+    return Collections.unmodifiableSortedSet(all);
+  }
 
   private final AuditTrail trail;
 

@@ -338,6 +338,7 @@ public final class EngineCore implements AutoCloseable {
         new WorkerRegistry(
             sightings, workerStore, processId.get(), workerExpiryMs, leadership::leading);
     closeables.add(workerRegistry);
+    sightings.onNews(workerRegistry::reportNow);
     workerRegistry.start(scheduler);
     return this;
   }

@@ -12,11 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the workers registry: every {@link #interval} the server writes the workers it holds in
- * memory ({@link WorkerSightings}) in one statement, deletes those that said goodbye, and deletes
- * the workers no server has seen for the expiry (only the process that leads the background jobs
- * does that). As the server stops it deletes the workers it reported last, which have gone with it
- * or will be seen by another server.
+ * Keeps the workers registry: a worker seen for the first time is written at once ({@link
+ * #reportNow}); every {@link #interval} the server writes the workers it holds in memory ({@link
+ * WorkerSightings}) in one statement, deletes those that said goodbye, and deletes the workers no
+ * server has seen for the expiry (only the process that leads the background jobs does that). As
+ * the server stops it deletes the workers it reported last, which have gone with it or will be seen
+ * by another server.
  */
 public final class WorkerRegistry implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkerRegistry.class);
@@ -55,6 +56,19 @@ public final class WorkerRegistry implements AutoCloseable {
   public synchronized void start(ScheduledExecutorService scheduler) {
     long ms = interval.toMillis();
     task = scheduler.scheduleWithFixedDelay(this::runOnce, 0, ms, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Writes one worker seen for the first time (or with other versions) at once, so that every
+   * server counts it from its first poll, stream or take; a failure leaves it to the next report.
+   */
+  public void reportNow(WorkerStore.Seen seen) {
+    try {
+      store.report(server, List.of(seen), List.of());
+    } catch (RuntimeException e) {
+      log.debug(
+          "could not write worker {} at once; the next report will: {}", seen.id(), e.getMessage());
+    }
   }
 
   /** Writes what this server sees now and deletes stale workers. */

@@ -9,12 +9,14 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The workers this server sees, in memory: a poll or a stream marks its worker seen, for as long as
- * it is open and when it ends. Nothing here touches the database; a background job writes {@link
- * #snapshot() snapshots} every few seconds, so the poll path pays a map lookup and two counter
- * updates.
+ * it is open and when it ends. A background job writes {@link #snapshot() snapshots} every few
+ * seconds, so the poll path pays a map lookup and two counter updates. A worker seen for the first
+ * time, or with other versions than before, is handed to the {@link #onNews listener} at once (the
+ * registry writes it before the poll waits), so every server counts it from its first poll.
  */
 public final class WorkerSightings {
   private record Key(String id, String workflow) {}
@@ -43,6 +45,7 @@ public final class WorkerSightings {
   }
 
   private final Map<Key, Sighting> seen = new ConcurrentHashMap<>();
+  private volatile Consumer<Seen> news = s -> {};
   private final ConcurrentLinkedQueue<Gone> gone = new ConcurrentLinkedQueue<>();
   private final long expiryNanos;
 
@@ -58,21 +61,46 @@ public final class WorkerSightings {
   public Sighting begin(
       String workflow, WorkerIdentity who, List<Integer> versions, Integer slots, String mode) {
     Integer n = slots != null ? slots : who.slots();
+    boolean[] created = {false};
     Sighting s =
         seen.computeIfAbsent(
             new Key(who.id(), workflow),
-            k -> new Sighting(k, new Details(who.host(), List.copyOf(versions), n, mode)));
+            k -> {
+              created[0] = true;
+              return new Sighting(k, new Details(who.host(), List.copyOf(versions), n, mode));
+            });
     s.open.incrementAndGet();
     Details d = s.details;
     Integer keptSlots = n != null ? n : d.slots();
+    boolean otherVersions = !versions.equals(d.versions());
     if (!who.host().equals(d.host())
-        || !versions.equals(d.versions())
+        || otherVersions
         || !Objects.equals(keptSlots, d.slots())
         || !mode.equals(d.mode())) {
       s.details = new Details(who.host(), List.copyOf(versions), keptSlots, mode);
     }
     s.seenNanos = System.nanoTime();
+    if (created[0] || otherVersions) {
+      Details now = s.details;
+      news.accept(
+          new Seen(
+              s.key.id(),
+              s.key.workflow(),
+              now.host(),
+              now.versions(),
+              now.slots(),
+              now.mode(),
+              0));
+    }
     return s;
+  }
+
+  /**
+   * Hands each worker seen for the first time, or with other versions, to {@code listener} as it is
+   * seen, on the poll's or the stream's thread (which waits for it).
+   */
+  public void onNews(Consumer<Seen> listener) {
+    this.news = listener;
   }
 
   /**
