@@ -124,10 +124,21 @@ public final class Concurrency {
     return weights == null ? Map.of() : weights;
   }
 
-  /** These settings as a request of {@code PUT /v1/workflows/{name}/concurrency} makes them. */
+  /**
+   * These settings as a request of {@code PUT /v1/workflows/{name}/concurrency} makes them. What is
+   * left at its default is left out (the queue strategy among it), so a plain limit reads as it
+   * always did, to a server of an earlier release too.
+   */
   ConcurrencyLimit wire() {
     return new ConcurrencyLimit(
-        null, limit, strategy.wire(), limitFrom, limits, total, weights, null);
+        null,
+        limit,
+        strategy == ConcurrencyStrategy.QUEUE ? null : strategy.wire(),
+        limitFrom,
+        limits,
+        total,
+        weights,
+        null);
   }
 
   /** The settings a server answered with. */
