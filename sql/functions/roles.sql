@@ -35,7 +35,7 @@ AS $$
                  'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
                  'workflow_set_cancel_on', 'workflow_cancel_on_rules', 'workflow_callback_create',
                  'workflow_update_take', 'workflow_update_answer',
-                 'set_concurrency_limit', 'set_throttle',
+                 'set_concurrency_limit', 'set_throttle', 'set_worker_routing', 'workflow_route',
                  -- the background jobs
                  'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',
                  'sweep_dead_letters', 'sweep_outbox', 'claim_deliveries', 'finish_delivery', 'batch_flush_due',

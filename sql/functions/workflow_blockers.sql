@@ -14,7 +14,8 @@ $$;
 -- Why run p_run_id of workflow p_workflow is not running now: {"runId", "status", "blockers"}, each
 -- blocker {"kind", "text", ...data}; kinds workflow_paused, paused, ended, waiting, sleeping,
 -- leased, concurrency, rate_limited, behind_group, no_worker (no worker seen within
--- p_worker_expiry_ms serves the run's version). An empty list: the task is due and about to be
+-- p_worker_expiry_ms serves the run's version), no_worker_with_labels (none of those has the labels
+-- the task needs), sticky (the due task waits for the worker its run sticks to). An empty list: the task is due and about to be
 -- handed out. Null when the workflow has no such run.
 CREATE OR REPLACE FUNCTION queue.workflow_blockers(p_workflow text, p_run_id bigint, p_worker_expiry_ms bigint DEFAULT 30000)
  RETURNS jsonb
@@ -53,6 +54,9 @@ DECLARE
     v_unmatch jsonb;
     v_what    text;
     v_on      jsonb;
+    v_route   text;
+    v_needs   jsonb;
+    v_sticky  text;
 BEGIN
     PERFORM queue.check_workflow_name(p_workflow);
     PERFORM queue.check_range('worker expiry (milliseconds)', p_worker_expiry_ms, 1, 86400000);
@@ -119,9 +123,9 @@ BEGIN
         RETURN jsonb_build_object('runId', r.run_id, 'status', r.status::text, 'blockers', b);
     END IF;
 
-    EXECUTE format('SELECT q.vt, q.read_ct, q.head, q.body ->> ''reason'' FROM queue.%I q WHERE q.msg_id = $1',
+    EXECUTE format('SELECT q.vt, q.read_ct, q.head, q.body ->> ''reason'', q.body ->> ''v'' FROM queue.%I q WHERE q.msg_id = $1',
                    'q_' || v_queue)
-        INTO v_vt, v_ct, v_head, v_reason
+        INTO v_vt, v_ct, v_head, v_reason, v_route
         USING r.current_msg_id;
     IF v_vt IS NULL THEN
         RETURN jsonb_build_object('runId', r.run_id, 'status', r.status::text, 'blockers', b);
@@ -262,6 +266,31 @@ BEGIN
                                  r.workflow_version, array_to_string(v_served, ', ')) END,
                 jsonb_build_object('version', r.workflow_version,
                                    'servedVersions', to_jsonb(coalesce(v_served, '{}'::int[]))));
+        ELSE
+            -- The labels the task needs: its lane's (a step's), else the workflow's required ones.
+            IF v_route LIKE '%@l:%' THEN
+                SELECT ln.selector INTO v_needs FROM queue.route_lane ln
+                 WHERE ln.workflow_name = p_workflow AND ln.lane = substr(v_route, position('@l:' IN v_route) + 3);
+            ELSE
+                SELECT wr.require INTO v_needs FROM queue.worker_routing wr WHERE wr.workflow_name = p_workflow;
+            END IF;
+            IF v_needs IS NOT NULL AND NOT EXISTS (
+                   SELECT 1 FROM queue.worker_seen w
+                    WHERE w.workflow_name = p_workflow
+                      AND w.last_seen > v_now - make_interval(secs => p_worker_expiry_ms / 1000.0)
+                      AND r.workflow_version = ANY (w.versions) AND w.labels @> v_needs) THEN
+                b := b || queue.blocker('no_worker_with_labels',
+                    format('no worker of version %s with labels %s has been seen in the last %s s',
+                           r.workflow_version, queue.lane_of(v_needs), round(p_worker_expiry_ms / 1000.0, 1)),
+                    jsonb_build_object('version', r.workflow_version, 'labels', v_needs));
+            END IF;
+            IF v_route LIKE '%@w:%' AND v_vt <= v_now THEN
+                v_sticky := substr(v_route, position('@w:' IN v_route) + 3);
+                b := b || queue.blocker('sticky',
+                    format('the run sticks to worker %s, which takes its tasks while the registry lists it',
+                           v_sticky),
+                    jsonb_build_object('worker', v_sticky));
+            END IF;
         END IF;
     END IF;
     RETURN jsonb_build_object('runId', r.run_id, 'status', r.status::text, 'blockers', b);

@@ -241,7 +241,7 @@ BEGIN
         -- Send before the ack: the new message waits behind the held one in the
         -- run's group and is promoted by the delete, all at commit.
         v_msg := queue.enqueue(v_queue,
-                            jsonb_build_object('v', r.workflow_version,
+                            jsonb_build_object('v', queue.task_v(r.workflow_version, r.sticky_worker),
                                                'reason', CASE WHEN v_wait IS NOT NULL THEN 'timeout'
                                                               ELSE coalesce(p_next ->> 'reason', 'resume') END)
                               || CASE WHEN v_wait IS NOT NULL THEN jsonb_build_object('step', v_wait ->> 'step')

@@ -74,7 +74,7 @@ BEGIN
             (SELECT coalesce(max(s.seq), 0) + 1 FROM queue.workflow_step s WHERE s.run_id = r.run_id),
             'wait', v_output, r.wait_since)
     ON CONFLICT DO NOTHING;
-    v_msg := queue.enqueue(v_queue, jsonb_build_object('v', r.workflow_version, 'reason', 'signal'), NULL, 0,
+    v_msg := queue.enqueue(v_queue, jsonb_build_object('v', queue.task_v(r.workflow_version, r.sticky_worker), 'reason', 'signal'), NULL, 0,
                            r.run_id::text);
     IF r.current_msg_id IS NOT NULL THEN
         PERFORM queue.delete(v_queue, r.current_msg_id);

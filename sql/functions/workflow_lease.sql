@@ -66,8 +66,11 @@ END $$;
 -- a paused run's due task is parked until its resume. With p_journal_max, a journal of more rows
 -- than that is withheld (null): a worker that keeps the journals of its runs asks
 -- workflow_journal_after for the rows it lacks. p_now (default: the clock) is the time tasks are
--- due by and leases run from, as in receive.
-CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone)
+-- due by and leases run from, as in receive. p_worker and p_labels name the worker that polls and its
+-- labels: a workflow's routing (worker_routing.sql) may keep tasks from it, hand it the tasks of
+-- the runs that stick to it and of the lanes its labels hold, and make the runs it takes stick.
+DROP FUNCTION IF EXISTS queue.workflow_poll(text, integer[], integer, integer, integer, timestamp with time zone);
+CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_worker text DEFAULT NULL::text, p_labels jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -88,6 +91,11 @@ DECLARE
     v_parked int;
     v_last_key text;
     v_update boolean;
+    v_routing queue.worker_routing;
+    v_stick  boolean := false;
+    v_ask    jsonb[] := '{}';
+    v_lane   text;
+    a        jsonb;
 BEGIN
     PERFORM queue.check_workflow_name(p_name);
     PERFORM queue.check_range('max', p_qty, 1, 100);
@@ -104,6 +112,31 @@ BEGIN
     IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name) THEN
         RETURN;
     END IF;
+    -- What to receive: the tasks of the runs that stick to this worker, then those of the lanes its
+    -- labels hold, then those any worker may take, each of the versions asked.
+    SELECT * INTO v_routing FROM queue.worker_routing wr WHERE wr.workflow_name = p_name;
+    IF v_routing.workflow_name IS NOT NULL THEN
+        IF NOT queue.worker_may_take(p_name, v_routing, p_labels) THEN
+            RETURN;
+        END IF;
+        v_stick := v_routing.sticky AND p_worker IS NOT NULL;
+        IF v_stick THEN
+            FOREACH v IN ARRAY p_versions LOOP
+                v_ask := v_ask || jsonb_build_object('v', v || '@w:' || p_worker);
+            END LOOP;
+        END IF;
+    END IF;
+    IF p_labels IS NOT NULL AND p_labels <> '{}'::jsonb THEN
+        FOR v_lane IN SELECT rl.lane FROM queue.route_lane rl
+                       WHERE rl.workflow_name = p_name AND p_labels @> rl.selector ORDER BY rl.lane LOOP
+            FOREACH v IN ARRAY p_versions LOOP
+                v_ask := v_ask || jsonb_build_object('v', v || '@l:' || v_lane);
+            END LOOP;
+        END LOOP;
+    END IF;
+    FOREACH v IN ARRAY p_versions LOOP
+        v_ask := v_ask || jsonb_build_object('v', v);
+    END LOOP;
     -- Each round receives due tasks of the versions asked and takes them in one order: those of runs
     -- without a concurrency key as received, then those of keyed runs in key order (flow_admit
     -- admits them or holds them back). Tasks parked or held back leave room that up to two more
@@ -114,10 +147,10 @@ BEGIN
         v_parked := 0;
         v_held := 0;
         v_got := '{}';
-        FOREACH v IN ARRAY p_versions LOOP
+        FOREACH a IN ARRAY v_ask LOOP
             EXIT WHEN n + cardinality(v_got) >= p_qty;
             v_got := v_got || ARRAY(SELECT q FROM queue.receive(v_queue, p_qty - n - cardinality(v_got), p_lease,
-                                                               jsonb_build_object('v', v), p_now) q);
+                                                               a, p_now) q);
         END LOOP;
         FOR x IN SELECT (k.msg_id, k.read_ct, k.enqueued_at, k.vt, k.body, k.headers, k.group_id)::queue.message AS m,
                         wr AS r
@@ -181,6 +214,10 @@ BEGIN
                     CONTINUE WHEN NOT queue.flow_admit(v_queue, r, m.msg_id);
                     v_held := v_held - 1;
                 END IF;
+            END IF;
+            -- A sticky workflow's run sticks to the worker that takes its task.
+            IF v_stick AND NOT v_update AND r.sticky_worker IS DISTINCT FROM p_worker THEN
+                UPDATE queue.workflow_run wr SET sticky_worker = p_worker WHERE wr.run_id = r.run_id;
             END IF;
             n := n + 1;
             run_id := r.run_id;

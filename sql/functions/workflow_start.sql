@@ -352,7 +352,9 @@ BEGIN
         RAISE EXCEPTION 'versions must name at least one version' USING ERRCODE = '22023';
     END IF;
     -- A paused workflow takes starts but hands nothing out: no run has version 0, so none is leased.
-    IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name) THEN
+    -- Nor does one whose tasks go to chosen workers (worker_routing.sql): its polls choose.
+    IF EXISTS (SELECT 1 FROM queue.workflow_pause wp WHERE wp.workflow_name = p_name)
+       OR EXISTS (SELECT 1 FROM queue.worker_routing wr WHERE wr.workflow_name = p_name) THEN
         p_versions := ARRAY[0];
     END IF;
     -- The starts' own NOTIFY is held back: whether one is needed is known

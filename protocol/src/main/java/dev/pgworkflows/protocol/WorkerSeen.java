@@ -2,11 +2,13 @@ package dev.pgworkflows.protocol;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A worker of one workflow as the servers saw it last: its id (its {@code X-Worker-Id}, or its
  * address), its host, the versions it runs, its slots (null when it did not say), whether it reads
- * a task stream or polls ({@code stream} or {@code poll}), the server that saw it and when.
+ * a task stream or polls ({@code stream} or {@code poll}), the server that saw it and when, and the
+ * labels it declared.
  */
 public record WorkerSeen(
     String id,
@@ -16,4 +18,5 @@ public record WorkerSeen(
     Integer slots,
     String mode,
     String server,
-    Instant lastSeen) {}
+    Instant lastSeen,
+    Map<String, String> labels) {}

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -26,6 +27,25 @@ public interface StepContext {
   interface Action {
     void run() throws Exception;
   }
+
+  /**
+   * These steps, with the run steps and parallel groups called through the answer needing a worker
+   * whose labels ({@link WorkerOptions#labels}) hold every label of {@code labels}: on a worker
+   * without them, the run's task goes to the workers that have them before such a step starts (that
+   * delivery does not count as an attempt), and one of them runs it and goes on with the run. Steps
+   * already journaled replay anywhere.
+   *
+   * <pre>{@code
+   * double loss = ctx.step().onWorkers(Map.of("gpu", "true")).run("train", Double.class, () -> model.train());
+   * }</pre>
+   */
+  StepContext onWorkers(Map<String, String> labels);
+
+  /**
+   * As {@link #onWorkers}, but only while the registry lists a worker with {@code labels}: when
+   * none is, the step runs on the worker at hand.
+   */
+  StepContext preferWorkers(Map<String, String> labels);
 
   /** Runs {@code fn} once (with the default {@link Retry}), journals and returns its result. */
   <T> T run(String name, Class<T> type, Fn<T> fn);

@@ -1,10 +1,13 @@
 package dev.pgworkflows.workflows;
 
+import dev.pgworkflows.protocol.Labels;
 import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import io.opentelemetry.api.OpenTelemetry;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 
@@ -26,6 +29,7 @@ public final class WorkerOptions {
   private final boolean taskStream;
   private final InstantSource clock;
   private final DataSource dataSource;
+  private final Map<String, String> labels;
 
   private WorkerOptions(Settings s) {
     if (s.dataSource == null
@@ -60,6 +64,14 @@ public final class WorkerOptions {
     this.taskStream = s.taskStream;
     this.clock = s.clock;
     this.dataSource = s.dataSource;
+    try {
+      this.labels =
+          s.labels.isEmpty()
+              ? Map.of()
+              : Collections.unmodifiableMap(Labels.check("labels", s.labels, 0));
+    } catch (Labels.Invalid e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
   }
 
   /**
@@ -199,6 +211,25 @@ public final class WorkerOptions {
     return clock;
   }
 
+  /**
+   * The labels this worker declares, name to value ({@code Map.of("region", "eu", "gpu", "true")};
+   * at most 20, names of lower-case letters, digits and {@code ._/-}, values of letters, digits and
+   * {@code ._:/-}). A workflow may require or prefer labels of the workers that take its runs
+   * ({@link Routing}), and a step may need them ({@link StepContext#onWorkers}); {@code GET
+   * /v1/workers} lists them.
+   */
+  public WorkerOptions labels(Map<String, String> labels) {
+    if (labels == null) {
+      throw new IllegalArgumentException("labels must not be null (Map.of() for none)");
+    }
+    return with(s -> s.labels = Map.copyOf(labels));
+  }
+
+  /** The labels this worker declares (empty: none). */
+  public Map<String, String> labels() {
+    return labels;
+  }
+
   /** The database the worker reaches without a server; null when it works through {@link #url}. */
   public DataSource dataSource() {
     return dataSource;
@@ -221,6 +252,7 @@ public final class WorkerOptions {
         + shutdownTimeout
         + ", taskStream="
         + taskStream
+        + (labels.isEmpty() ? "" : ", labels=" + Labels.format(labels))
         + (dataSource == null ? "" : ", over JDBC")
         + "]";
   }
@@ -238,6 +270,7 @@ public final class WorkerOptions {
     s.taskStream = taskStream;
     s.clock = clock;
     s.dataSource = dataSource;
+    s.labels = labels;
     change.accept(s);
     return new WorkerOptions(s);
   }
@@ -255,5 +288,6 @@ public final class WorkerOptions {
     boolean taskStream;
     InstantSource clock = InstantSource.system();
     DataSource dataSource;
+    Map<String, String> labels = Map.of();
   }
 }

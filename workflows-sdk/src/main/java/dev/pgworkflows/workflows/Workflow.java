@@ -31,6 +31,7 @@ public final class Workflow<I, O> {
   private final List<Schedule> schedules;
   private final Concurrency concurrency;
   private final Throttle throttle;
+  private final Routing routing;
   private final List<CancelOn> cancelOn;
   private final UpdateHandlers updates;
 
@@ -39,6 +40,7 @@ public final class Workflow<I, O> {
     this.schedules = List.copyOf(b.schedules);
     this.concurrency = b.concurrency;
     this.throttle = b.throttle;
+    this.routing = b.routing;
     this.cancelOn = List.copyOf(b.cancelOn);
     this.name = b.name;
     this.version = b.version;
@@ -79,6 +81,7 @@ public final class Workflow<I, O> {
     private final List<Schedule> schedules = new ArrayList<>();
     private Concurrency concurrency;
     private Throttle throttle;
+    private Routing routing;
     private final List<CancelOn> cancelOn = new ArrayList<>();
     private final UpdateHandlers updates = new UpdateHandlers();
 
@@ -184,6 +187,20 @@ public final class Workflow<I, O> {
     }
 
     /**
+     * Says which workers take this workflow's runs (see {@link Routing}): workers with labels it
+     * requires, those it prefers first, and sticky runs. A worker sets it on the server when it
+     * starts ({@code PUT /v1/workflows/{name}/code-routing}, with the worker's own token), so the
+     * last deploy's holds; an operator changes it with {@link Workflows#setRouting}.
+     */
+    public Builder<I, O> routing(Routing r) {
+      if (r == null) {
+        throw new IllegalArgumentException("routing must not be null");
+      }
+      this.routing = r;
+      return this;
+    }
+
+    /**
      * Cancels runs of this workflow when {@code event} comes (a signal to a run, or a message on a
      * topic; see {@link CancelOn}); at most 20 such rules. A worker sets its definition's rules on
      * the server when it starts ({@code PUT /v1/workflows/{name}/cancel-on}, with the worker's own
@@ -281,6 +298,11 @@ public final class Workflow<I, O> {
     return concurrency;
   }
 
+  /** Which workers take its runs, as its workers set it (see {@link Builder#routing}), or null. */
+  public Routing routing() {
+    return routing;
+  }
+
   /** The throttle its workers set (see {@link Builder#throttle}), or null. */
   public Throttle throttle() {
     return throttle;
@@ -310,6 +332,7 @@ public final class Workflow<I, O> {
             schedules,
             concurrency == null ? null : concurrency.wire(),
             throttle == null ? null : throttle.wire(),
+            routing == null ? null : routing.wire(),
             cancelOn.stream().map(CancelOn::rule).toList(),
             updates),
         options);

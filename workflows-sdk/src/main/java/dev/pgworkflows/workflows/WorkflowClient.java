@@ -12,6 +12,7 @@ import dev.pgworkflows.workflows.internal.jdbc.EngineLibrary;
 import dev.pgworkflows.workflows.internal.jdbc.JdbcRunsLink;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
@@ -321,7 +322,8 @@ public final class WorkflowClient implements AutoCloseable {
                     w.slots(),
                     w.mode(),
                     w.server(),
-                    w.lastSeen()))
+                    w.lastSeen(),
+                    w.labels() == null ? Map.of() : Map.copyOf(w.labels())))
         .toList();
   }
 }

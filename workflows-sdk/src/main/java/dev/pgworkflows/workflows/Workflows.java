@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -94,6 +95,30 @@ public final class Workflows {
         Transport.read(
             transport.get("/v1/workflows/" + workflow + "/throttle"), ThrottleSettings.class);
     return t.limit() == null ? Optional.empty() : Optional.of(Throttle.of(t));
+  }
+
+  /**
+   * Sets which workers take {@code workflow}'s runs (see {@link Routing}), in place of what its
+   * workers' definitions set; {@link Routing#workers()} alone lets any worker take them. Runs
+   * sticking to a worker stay with it until the registry stops listing it. Needs scope {@code
+   * admin}.
+   */
+  public void setRouting(String workflow, Routing routing) {
+    Workflow.checkName(workflow);
+    if (routing == null) {
+      throw new IllegalArgumentException("routing must not be null (Routing.workers() for any)");
+    }
+    transport.send(
+        "PUT", "/v1/workflows/" + workflow + "/routing", routing.wire(), Duration.ofSeconds(30));
+  }
+
+  /** Which workers take {@code workflow}'s runs; empty when any worker does. Needs scope read. */
+  public Optional<Routing> routing(String workflow) {
+    Workflow.checkName(workflow);
+    return Optional.ofNullable(
+        Routing.of(
+            Transport.read(
+                transport.get("/v1/workflows/" + workflow + "/routing"), WorkerRouting.class)));
   }
 
   /**

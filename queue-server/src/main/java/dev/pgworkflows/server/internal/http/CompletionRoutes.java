@@ -59,7 +59,16 @@ public final class CompletionRoutes {
     SlotReport report = SlotReports.parse(ctx.header(SlotReports.HEADER));
     CompletionBodies.Read req = CompletionBodies.read(ctx);
     WorkerCalls.Completed done =
-        calls.complete(name, req.completions(), req.refused(), req.take(), received);
+        calls.complete(
+            name,
+            req.completions(),
+            req.refused(),
+            req.take(),
+            received,
+            // A batch that takes tasks takes them as its worker's poll would, when it names one.
+            req.take() == null || ctx.header(WorkerHeaders.ID) == null
+                ? null
+                : WorkerHeaders.of(ctx));
     // The slots that asked and got nothing are free too.
     streams.apply(name, report, done.unfilled());
     JsonBodies.respond(ctx, 200, done.answers());

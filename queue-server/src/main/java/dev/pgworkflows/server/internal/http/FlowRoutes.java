@@ -11,6 +11,7 @@ import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
@@ -18,8 +19,8 @@ import io.javalin.http.Context;
  * Flow control: a workflow's concurrency limit per key (set by an operator, or by a worker from its
  * definition), one key's own limit in place of it, a key's rate limit, a worker's report that a
  * step was rate-limited (which holds every run of the run's key back), a workflow's throttle (set
- * by an operator or by a worker from its definition), and the cancel-on rules a worker sets from
- * its definition.
+ * by an operator or by a worker from its definition), which workers take its tasks (the same way),
+ * and the cancel-on rules a worker sets from its definition.
  */
 public final class FlowRoutes {
   private final FlowStore store;
@@ -39,6 +40,9 @@ public final class FlowRoutes {
     routes.get("/v1/workflows/{name}/throttle", this::throttle);
     routes.put("/v1/workflows/{name}/throttle", this::setThrottle);
     routes.put("/v1/workflows/{name}/code-throttle", this::setCodeThrottle);
+    routes.get("/v1/workflows/{name}/routing", this::routing);
+    routes.put("/v1/workflows/{name}/routing", this::setRouting);
+    routes.put("/v1/workflows/{name}/code-routing", this::setCodeRouting);
     routes.get("/v1/workflows/{name}/cancel-on", this::cancelOn);
     routes.put("/v1/workflows/{name}/cancel-on", this::setCancelOn);
     routes.get("/v1/workflows/{name}/concurrency/{key}", this::keyConcurrency);
@@ -92,6 +96,27 @@ public final class FlowRoutes {
     String name = Params.workflow(ctx);
     JsonBodies.respond(
         ctx, 200, registrations.throttle(name, JsonBodies.read(ctx, ThrottleSettings.class)));
+  }
+
+  private void routing(Context ctx) {
+    String name = Params.workflow(ctx);
+    JsonBodies.respond(
+        ctx, 200, store.workerRouting(name).orElse(new WorkerRouting(name, null, null, false)));
+  }
+
+  private void setRouting(Context ctx) {
+    String name = Params.workflow(ctx);
+    WorkerRouting req = FlowChecks.routing(JsonBodies.read(ctx, WorkerRouting.class));
+    JsonBodies.respond(
+        ctx,
+        200,
+        store.setWorkerRouting(name, req).orElse(new WorkerRouting(name, null, null, false)));
+  }
+
+  private void setCodeRouting(Context ctx) {
+    String name = Params.workflow(ctx);
+    JsonBodies.respond(
+        ctx, 200, registrations.routing(name, JsonBodies.read(ctx, WorkerRouting.class)));
   }
 
   private void cancelOn(Context ctx) {

@@ -119,6 +119,8 @@ public final class OperatorAudit {
               "workflow.throttle",
               List.of("name"),
               List.of("limit", "periodMs", "burst", "perKey")),
+          "PUT /v1/workflows/{name}/routing",
+          new Audited("workflow.routing", List.of("name"), List.of("require", "prefer", "sticky")),
           "PUT /v1/workflows/{name}/concurrency/{key}",
           new Audited("workflow.concurrency.key", List.of("name", "key"), List.of("limit")),
           "DELETE /v1/workflows/{name}/concurrency/{key}",

@@ -50,7 +50,7 @@ public final class StreamRoutes {
     Integer journalMax = WorkerChecks.journalMax("journalMax", req.journalMax());
     WorkerIdentity who = WorkerHeaders.of(ctx);
     versions.register(name, req.versions());
-    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds, journalMax);
+    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds, journalMax, who);
     if (s == null) {
       throw new ApiException(
           503,

@@ -3,17 +3,21 @@ package dev.pgworkflows.server.internal.http;
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
 import dev.pgworkflows.protocol.Headers;
+import dev.pgworkflows.protocol.Labels;
 import io.javalin.http.Context;
+import java.util.Map;
 
 /**
- * Who a worker is, from the headers its polls and streams carry: {@value #ID}, {@value #HOST} and
- * {@value #SLOTS}. Each is optional: without an id or a host the worker is known by its address. A
- * malformed one is a 400 naming the header, before anything else of the request is done.
+ * Who a worker is, from the headers its polls and streams carry: {@value #ID}, {@value #HOST},
+ * {@value #SLOTS} and {@value #LABELS}. Each is optional: without an id or a host the worker is
+ * known by its address. A malformed one is a 400 naming the header, before anything else of the
+ * request is done.
  */
 final class WorkerHeaders {
   static final String ID = Headers.WORKER_ID;
   static final String HOST = Headers.WORKER_HOST;
   static final String SLOTS = Headers.WORKER_SLOTS;
+  static final String LABELS = Headers.WORKER_LABELS;
 
   private WorkerHeaders() {}
 
@@ -26,8 +30,20 @@ final class WorkerHeaders {
       id = id == null ? address : id;
       host = host == null ? address : host;
     }
+    String labels = ctx.header(LABELS);
     return new WorkerIdentity(
-        printable(ID, id, 200), printable(HOST, host, 255), slots == null ? null : slots(slots));
+        printable(ID, id, 200),
+        printable(HOST, host, 255),
+        slots == null ? null : slots(slots),
+        labels == null ? Map.of() : labels(labels));
+  }
+
+  private static Map<String, String> labels(String value) {
+    try {
+      return Labels.parse(LABELS, value);
+    } catch (Labels.Invalid e) {
+      throw ApiException.badRequest(LABELS, e.getMessage());
+    }
   }
 
   private static String printable(String header, String value, int max) {

@@ -1,7 +1,10 @@
 package dev.pgworkflows.engine.internal.checks;
 
 import dev.pgworkflows.protocol.ConcurrencyLimit;
+import dev.pgworkflows.protocol.Labels;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -126,6 +129,27 @@ public final class FlowChecks {
       WorkerChecks.range("burst", req.burst(), 1, 1, 1_000_000);
     }
     return req;
+  }
+
+  /**
+   * Which workers take a workflow's tasks: {@code require} and {@code prefer} are null or 1 to 20
+   * labels each ({@link Labels}); answered sorted.
+   */
+  public static WorkerRouting routing(WorkerRouting req) {
+    return new WorkerRouting(
+        req.workflow(),
+        req.require() == null ? null : labels("require", req.require(), 1),
+        req.prefer() == null ? null : labels("prefer", req.prefer(), 1),
+        Boolean.TRUE.equals(req.sticky()));
+  }
+
+  /** {@code labels} checked as {@link Labels#check}, a 400 naming the field otherwise. */
+  public static Map<String, String> labels(String field, Map<String, String> labels, int min) {
+    try {
+      return Labels.check(field, labels, min);
+    } catch (Labels.Invalid e) {
+      throw ApiException.badRequest(e.field(), e.getMessage());
+    }
   }
 
   private static final Set<String> STRATEGIES =

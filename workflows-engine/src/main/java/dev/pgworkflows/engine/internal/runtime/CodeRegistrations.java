@@ -15,6 +15,7 @@ import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.ScheduleRequest;
 import dev.pgworkflows.protocol.ScheduleState;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +87,15 @@ public final class CodeRegistrations {
           "limit", "limit is required (PUT /v1/workflows/{name}/throttle removes a throttle)");
     }
     return flow.setThrottle(workflow, FlowChecks.throttle(req)).orElseThrow();
+  }
+
+  /**
+   * Sets which workers take {@code workflow}'s tasks, from its definition; answers the routing as
+   * stored (any worker: {@code require} and {@code prefer} null, {@code sticky} false).
+   */
+  public WorkerRouting routing(String workflow, WorkerRouting req) {
+    return flow.setWorkerRouting(workflow, FlowChecks.routing(req))
+        .orElse(new WorkerRouting(workflow, null, null, false));
   }
 
   /** Replaces the cancel-on rules of {@code workflow}'s definition; answers them as stored. */

@@ -100,7 +100,7 @@ public final class Completions {
   public List<Task> take(String name, PollTerms take) {
     try {
       versions.register(name, take.versions());
-      return store.poll(name, take.versions(), take.max(), take.leaseSeconds(), take.journalMax());
+      return take.receive(store, name);
     } catch (DatabaseException e) {
       if (e.status() >= 500) {
         log.warn("taking tasks of {} after a batch failed: {}", name, e.getMessage());

@@ -32,7 +32,7 @@ public final class TaskPolls {
     }
     return longPoll.poll(
         Names.workflowQueue(name),
-        PollTerms.waitKey(terms.versions()),
+        terms.waitKey(),
         terms,
         waitSeconds * 1000L,
         terms.max(),
@@ -40,7 +40,6 @@ public final class TaskPolls {
   }
 
   private List<Task> receive(String name, PollTerms terms) {
-    return store.poll(
-        name, terms.versions(), terms.max(), terms.leaseSeconds(), terms.journalMax());
+    return terms.receive(store, name);
   }
 }

@@ -81,6 +81,10 @@ public final class TaskStream {
   private final List<Integer> versions;
   private final int leaseSeconds;
   private final Integer journalMax;
+
+  /** What the stream's turns take, but for how many. */
+  private final PollTerms terms;
+
   private final long deadlineNanos;
   private final int lot;
   private final TaskStore store;
@@ -117,6 +121,7 @@ public final class TaskStream {
       int leaseSeconds,
       int seconds,
       Integer journalMax,
+      WorkerIdentity who,
       TaskStore store,
       LongPoll longPoll,
       Timers timers,
@@ -127,6 +132,7 @@ public final class TaskStream {
     this.versions = List.copyOf(versions);
     this.leaseSeconds = leaseSeconds;
     this.journalMax = journalMax;
+    this.terms = new PollTerms(this.versions, 1, leaseSeconds, journalMax).of(who);
     this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     this.lot = Math.max(1, Math.min(LOT, slots / 4));
     this.store = store;
@@ -208,11 +214,11 @@ public final class TaskStream {
       CompletableFuture<LongPoll.Turn<Task>> turn =
           longPoll.turn(
               queue,
-              PollTerms.waitKey(versions),
-              new Claim(this, new PollTerms(versions, max, leaseSeconds, journalMax)),
+              terms.waitKey(),
+              new Claim(this, terms.withMax(max)),
               TimeUnit.NANOSECONDS.toMillis(remaining),
               max,
-              () -> open() ? store.poll(name, versions, max, leaseSeconds, journalMax) : List.of(),
+              () -> open() ? terms.withMax(max).receive(store, name) : List.of(),
               quietMark,
               this::open);
       if (!turn.isDone()) {

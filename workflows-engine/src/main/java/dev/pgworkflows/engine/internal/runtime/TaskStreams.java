@@ -102,7 +102,8 @@ public final class TaskStreams {
       int slots,
       int leaseSeconds,
       int seconds,
-      Integer journalMax) {
+      Integer journalMax,
+      WorkerIdentity who) {
     if (open.size() >= maxOpen) {
       return null;
     }
@@ -115,6 +116,7 @@ public final class TaskStreams {
             leaseSeconds,
             seconds,
             journalMax,
+            who,
             store,
             longPoll,
             timers,

@@ -30,6 +30,8 @@ import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RouteOutcome;
+import dev.pgworkflows.protocol.RouteRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StartTiming;
@@ -40,6 +42,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
@@ -93,7 +96,8 @@ public final class WorkerCalls {
     WorkerSightings.Sighting seen = p.sightings().begin(name, who, req.versions(), null, "poll");
     CompletableFuture<List<Task>> result;
     try {
-      result = p.polls().poll(name, new PollTerms(req.versions(), max, lease, journalMax), wait);
+      result =
+          p.polls().poll(name, new PollTerms(req.versions(), max, lease, journalMax).of(who), wait);
     } catch (RuntimeException e) {
       seen.done();
       throw e;
@@ -106,15 +110,24 @@ public final class WorkerCalls {
    * Many completions of one workflow in one transaction, each answered on its own: an item that
    * fails the checks of a completion is rejected with a status and a detail, and the others still
    * go through. {@code refused} (null, or one entry per item) holds the refusals of items the host
-   * could not read. With a {@code take}, the answer carries up to {@code take.max} new tasks.
+   * could not read. With a {@code take}, the answer carries up to {@code take.max} new tasks, taken
+   * as a poll of worker {@code who} (null: unnamed) takes them.
    */
   public Completed complete(
-      String name, List<Completion> items, ApiException[] refused, Take take, Instant received) {
+      String name,
+      List<Completion> items,
+      ApiException[] refused,
+      Take take,
+      Instant received,
+      WorkerIdentity who) {
     if (items == null || items.isEmpty() || items.size() > MAX_BATCH) {
       throw ApiException.badRequest(
           "completions", "completions must hold 1 to " + MAX_BATCH + " completions");
     }
     PollTerms terms = WorkerChecks.take(take);
+    if (terms != null) {
+      terms = terms.of(who);
+    }
     int n = items.size();
     List<CompletionOutcome> answers = new ArrayList<>(n);
     List<StepCompletion> accepted = new ArrayList<>(n);
@@ -233,6 +246,21 @@ public final class WorkerCalls {
       p.timers().wakeAt(Names.workflowQueue(name), out.resumeAt());
     }
     return out;
+  }
+
+  /**
+   * Hands the held task to the workers whose labels hold the step's: it is due at once to them
+   * alone, this delivery not counted.
+   */
+  public RouteOutcome route(String name, long runId, RouteRequest req) {
+    long msg = WorkerChecks.messageId(req.messageId());
+    long receipt = WorkerChecks.receipt(req.receipt());
+    Map<String, String> labels = FlowChecks.labels("labels", req.labels(), 1);
+    p.runs()
+        .get(name, runId)
+        .orElseThrow(() -> ApiException.notFound("workflow " + name + " has no run " + runId));
+    return new RouteOutcome(
+        p.flow().route(runId, msg, receipt, labels, Boolean.TRUE.equals(req.soft())));
   }
 
   /**

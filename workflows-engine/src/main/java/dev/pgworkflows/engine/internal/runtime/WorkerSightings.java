@@ -15,14 +15,20 @@ import java.util.function.Consumer;
  * The workers this server sees, in memory: a poll or a stream marks its worker seen, for as long as
  * it is open and when it ends. A background job writes {@link #snapshot() snapshots} every few
  * seconds, so the poll path pays a map lookup and two counter updates. A worker seen for the first
- * time, or with other versions than before, is handed to the {@link #onNews listener} at once (the
- * registry writes it before the poll waits), so every server counts it from its first poll.
+ * time, or with other versions or labels than before, is handed to the {@link #onNews listener} at
+ * once (the registry writes it before the poll waits), so every server counts it from its first
+ * poll.
  */
 public final class WorkerSightings {
   private record Key(String id, String workflow) {}
 
   /** What a worker said of itself when last seen; replaced whole, never half written. */
-  private record Details(String host, List<Integer> versions, Integer slots, String mode) {}
+  private record Details(
+      String host,
+      List<Integer> versions,
+      Integer slots,
+      String mode,
+      Map<String, String> labels) {}
 
   /** A worker's latest sighting; open counts its polls and streams in flight. */
   public static final class Sighting {
@@ -67,20 +73,22 @@ public final class WorkerSightings {
             new Key(who.id(), workflow),
             k -> {
               created[0] = true;
-              return new Sighting(k, new Details(who.host(), List.copyOf(versions), n, mode));
+              return new Sighting(
+                  k, new Details(who.host(), List.copyOf(versions), n, mode, who.labels()));
             });
     s.open.incrementAndGet();
     Details d = s.details;
     Integer keptSlots = n != null ? n : d.slots();
-    boolean otherVersions = !versions.equals(d.versions());
+    // Other versions or labels change which runs the worker takes: news, as a first sighting is.
+    boolean changed = !versions.equals(d.versions()) || !who.labels().equals(d.labels());
     if (!who.host().equals(d.host())
-        || otherVersions
+        || changed
         || !Objects.equals(keptSlots, d.slots())
         || !mode.equals(d.mode())) {
-      s.details = new Details(who.host(), List.copyOf(versions), keptSlots, mode);
+      s.details = new Details(who.host(), List.copyOf(versions), keptSlots, mode, who.labels());
     }
     s.seenNanos = System.nanoTime();
-    if (created[0] || otherVersions) {
+    if (created[0] || changed) {
       Details now = s.details;
       news.accept(
           new Seen(
@@ -90,14 +98,15 @@ public final class WorkerSightings {
               now.versions(),
               now.slots(),
               now.mode(),
-              0));
+              0,
+              now.labels()));
     }
     return s;
   }
 
   /**
-   * Hands each worker seen for the first time, or with other versions, to {@code listener} as it is
-   * seen, on the poll's or the stream's thread (which waits for it).
+   * Hands each worker seen for the first time, or with other versions or labels, to {@code
+   * listener} as it is seen, on the poll's or the stream's thread (which waits for it).
    */
   public void onNews(Consumer<Seen> listener) {
     this.news = listener;
@@ -133,7 +142,8 @@ public final class WorkerSightings {
               d.versions(),
               d.slots(),
               d.mode(),
-              ago / 1_000_000));
+              ago / 1_000_000,
+              d.labels()));
     }
     return out;
   }

@@ -7,15 +7,19 @@ import dev.pgworkflows.protocol.KeyConcurrencyLimit;
 import dev.pgworkflows.protocol.RateLimit;
 import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** Flow control's functions: concurrency limits, rate limits, and a step's rate-limited answer. */
 public final class FlowStore {
+  private static final TypeReference<TreeMap<String, String>> LABELS = new TypeReference<>() {};
+
   private final Sql sql;
 
   public FlowStore(Sql sql) {
@@ -53,6 +57,52 @@ public final class FlowStore {
         req.periodMs(),
         req.burst() == null ? 1 : req.burst(),
         Boolean.TRUE.equals(req.perKey()));
+  }
+
+  /**
+   * Sets which workers take a workflow's tasks (no selector and not sticky removes the routing);
+   * answers it as stored (empty when removed).
+   */
+  public Optional<WorkerRouting> setWorkerRouting(String workflow, WorkerRouting req) {
+    return sql.one(
+        "SELECT * FROM queue.set_worker_routing(?, ?::jsonb, ?::jsonb, ?)",
+        rs -> rs.getString("workflow_name") == null ? null : routing(rs),
+        workflow,
+        req.require() == null ? null : Json.write(new TreeMap<>(req.require())),
+        req.prefer() == null ? null : Json.write(new TreeMap<>(req.prefer())),
+        Boolean.TRUE.equals(req.sticky()));
+  }
+
+  /** Which workers take a workflow's tasks, empty when any worker does. */
+  public Optional<WorkerRouting> workerRouting(String workflow) {
+    return sql.one("SELECT * FROM queue.worker_routing_of(?)", FlowStore::routing, workflow);
+  }
+
+  private static WorkerRouting routing(ResultSet rs) throws SQLException {
+    String require = rs.getString("require");
+    String prefer = rs.getString("prefer");
+    return new WorkerRouting(
+        rs.getString("workflow_name"),
+        require == null ? null : Json.read(require, LABELS),
+        prefer == null ? null : Json.read(prefer, LABELS),
+        rs.getBoolean("sticky"));
+  }
+
+  /**
+   * Hands a held task to the workers whose labels hold {@code labels} ({@code workflow_route});
+   * answers routed, run_here, stale or not_running.
+   */
+  public String route(
+      long runId, long msgId, long receipt, Map<String, String> labels, boolean soft) {
+    return sql.one(
+            "SELECT queue.workflow_route(?, ?, ?, ?::jsonb, ?)",
+            rs -> rs.getString(1),
+            runId,
+            msgId,
+            receipt,
+            Json.write(new TreeMap<>(labels)),
+            soft)
+        .orElseThrow();
   }
 
   /** A workflow's throttle, empty when it has none. */

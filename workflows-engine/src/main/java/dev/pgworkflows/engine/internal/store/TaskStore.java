@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** The worker protocol's functions: lease tasks, complete steps, retry, extend leases. */
 public final class TaskStore {
@@ -42,18 +43,35 @@ public final class TaskStore {
    */
   public List<Task> poll(
       String name, List<Integer> versions, int max, int leaseSeconds, Integer journalMax) {
+    return poll(name, versions, max, leaseSeconds, journalMax, null, Map.of());
+  }
+
+  /**
+   * As {@link #poll(String, List, int, int, Integer)}, for the worker {@code worker} (null:
+   * unnamed) with {@code labels}: a workflow's routing may keep tasks from it or give it others.
+   */
+  public List<Task> poll(
+      String name,
+      List<Integer> versions,
+      int max,
+      int leaseSeconds,
+      Integer journalMax,
+      String worker,
+      Map<String, String> labels) {
     return sql.onConnection(
         c -> {
           Array arr = c.createArrayOf("int4", versions.toArray());
           return Sql.list(
               c,
-              "SELECT * FROM queue.workflow_poll(?, ?::int[], ?, ?, ?::int)",
+              "SELECT * FROM queue.workflow_poll(?, ?::int[], ?, ?, ?::int, NULL, ?, ?::jsonb)",
               Rows::task,
               name,
               arr,
               max,
               leaseSeconds,
-              journalMax);
+              journalMax,
+              worker,
+              labels.isEmpty() ? null : Json.write(new TreeMap<>(labels)));
         });
   }
 

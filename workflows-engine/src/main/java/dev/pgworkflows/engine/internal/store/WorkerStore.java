@@ -1,5 +1,6 @@
 package dev.pgworkflows.engine.internal.store;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.pgworkflows.engine.internal.json.Json;
 import dev.pgworkflows.protocol.WorkerSeen;
 import java.sql.Array;
@@ -7,6 +8,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** The workers registry's functions: a server's report, the expiry, the listing. */
 public final class WorkerStore {
@@ -18,10 +21,13 @@ public final class WorkerStore {
       List<Integer> versions,
       Integer slots,
       String mode,
-      long agoMs) {}
+      long agoMs,
+      Map<String, String> labels) {}
 
   /** A worker of a workflow that said goodbye (or that this server forgets as it stops). */
   public record Gone(String id, String workflow) {}
+
+  private static final TypeReference<TreeMap<String, String>> LABELS = new TypeReference<>() {};
 
   private final Sql sql;
 
@@ -65,6 +71,7 @@ public final class WorkerStore {
         (Integer) rs.getObject("slots"),
         rs.getString("mode"),
         rs.getString("server_id"),
-        rs.getTimestamp("last_seen").toInstant());
+        rs.getTimestamp("last_seen").toInstant(),
+        Json.read(rs.getString("labels"), LABELS));
   }
 }

@@ -20,6 +20,8 @@ import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RouteOutcome;
+import dev.pgworkflows.protocol.RouteRequest;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
@@ -27,6 +29,7 @@ import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
+import dev.pgworkflows.protocol.WorkerRouting;
 import dev.pgworkflows.workflows.internal.link.SlotReports;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -66,9 +69,15 @@ public final class HttpWorkerTransport implements WorkerTransport {
 
   @Override
   public CompletionReply complete(String workflow, CompletionBatch batch, String slotReport) {
+    // A batch that takes tasks names its worker, as a poll does: the tasks it may take depend on
+    // who takes them (the runs that stick to it, its labels).
     JsonNode answer =
-        transport.post(
-            "/v1/workflows/" + workflow + "/tasks/complete", batch, SlotReports.HEADER, slotReport);
+        (batch.take() == null ? transport : named)
+            .post(
+                "/v1/workflows/" + workflow + "/tasks/complete",
+                batch,
+                SlotReports.HEADER,
+                slotReport);
     // Tasks are read by the worker's own reader (see Task.of), not as the protocol's Task.
     List<Task> tasks = Task.all(answer.get("tasks"));
     JsonNode results = answer.get("results");
@@ -77,6 +86,12 @@ public final class HttpWorkerTransport implements WorkerTransport {
             ? List.of()
             : Arrays.asList(Transport.read(results, CompletionOutcome[].class));
     return new CompletionReply(outcomes, tasks);
+  }
+
+  @Override
+  public RouteOutcome route(String workflow, long runId, RouteRequest req, String slotReport) {
+    return transport.post(
+        run(workflow, runId) + "/route", req, SlotReports.HEADER, slotReport, RouteOutcome.class);
   }
 
   @Override
@@ -167,6 +182,12 @@ public final class HttpWorkerTransport implements WorkerTransport {
   public void setCodeThrottle(String workflow, ThrottleSettings throttle) {
     transport.send(
         "PUT", "/v1/workflows/" + workflow + "/code-throttle", throttle, Duration.ofSeconds(30));
+  }
+
+  @Override
+  public void setCodeRouting(String workflow, WorkerRouting routing) {
+    transport.send(
+        "PUT", "/v1/workflows/" + workflow + "/code-routing", routing, Duration.ofSeconds(30));
   }
 
   @Override

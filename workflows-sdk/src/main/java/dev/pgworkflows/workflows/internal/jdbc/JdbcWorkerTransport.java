@@ -23,6 +23,8 @@ import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RouteOutcome;
+import dev.pgworkflows.protocol.RouteRequest;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
@@ -30,6 +32,7 @@ import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
+import dev.pgworkflows.protocol.WorkerRouting;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import dev.pgworkflows.workflows.internal.replay.Task;
 import dev.pgworkflows.workflows.internal.sql.SchemaVersion;
@@ -102,7 +105,8 @@ public final class JdbcWorkerTransport implements WorkerTransport {
                         batch.completions(),
                         null,
                         batch.take(),
-                        Clock.systemUTC().instant()))
+                        Clock.systemUTC().instant(),
+                        identity))
             .answers();
     return new CompletionReply(
         answers.results(), answers.tasks() == null ? List.of() : Tasks.of(answers.tasks()));
@@ -111,6 +115,11 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public RetryOutcome retry(String workflow, long runId, RetryRequest req, String slotReport) {
     return EngineErrors.call(() -> calls.retry(workflow, runId, req));
+  }
+
+  @Override
+  public RouteOutcome route(String workflow, long runId, RouteRequest req, String slotReport) {
+    return EngineErrors.call(() -> calls.route(workflow, runId, req));
   }
 
   @Override
@@ -168,6 +177,11 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public void setCodeThrottle(String workflow, ThrottleSettings throttle) {
     EngineErrors.call(() -> engine.registrations().throttle(workflow, throttle));
+  }
+
+  @Override
+  public void setCodeRouting(String workflow, WorkerRouting routing) {
+    EngineErrors.call(() -> engine.registrations().routing(workflow, routing));
   }
 
   /** Minted by the engine itself: there is no server here, so the callback has no URL. */

@@ -19,6 +19,8 @@ import dev.pgworkflows.protocol.RateLimitedOutcome;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RouteOutcome;
+import dev.pgworkflows.protocol.RouteRequest;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
@@ -26,6 +28,7 @@ import dev.pgworkflows.protocol.StreamWritten;
 import dev.pgworkflows.protocol.ThrottleSettings;
 import dev.pgworkflows.protocol.UpdateAnswers;
 import dev.pgworkflows.protocol.UpdateTask;
+import dev.pgworkflows.protocol.WorkerRouting;
 import dev.pgworkflows.workflows.ApiException;
 import dev.pgworkflows.workflows.internal.http.ServerUnavailableException;
 import dev.pgworkflows.workflows.internal.replay.Task;
@@ -54,6 +57,9 @@ public interface WorkerTransport extends AutoCloseable {
   RateLimitedOutcome rateLimited(
       String workflow, long runId, RateLimitedRequest req, String slotReport);
 
+  /** Hands the held task to the workers with a step's labels (see {@link RouteRequest}). */
+  RouteOutcome route(String workflow, long runId, RouteRequest req, String slotReport);
+
   ContinueAsNewOutcome continueAsNew(
       String workflow, long runId, ContinueAsNewRequest req, String slotReport);
 
@@ -77,6 +83,8 @@ public interface WorkerTransport extends AutoCloseable {
 
   /** Sets the throttle of a workflow's definition ({@code PUT .../code-throttle}). */
   void setCodeThrottle(String workflow, ThrottleSettings throttle);
+
+  void setCodeRouting(String workflow, WorkerRouting routing);
 
   void setCancelOn(String workflow, CancelOnRules rules);
 

@@ -14,6 +14,7 @@ import dev.pgworkflows.protocol.LeaseRequest;
 import dev.pgworkflows.protocol.Next;
 import dev.pgworkflows.protocol.RateLimitedRequest;
 import dev.pgworkflows.protocol.RetryRequest;
+import dev.pgworkflows.protocol.RouteRequest;
 import dev.pgworkflows.protocol.RunResult;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StepRecord;
@@ -25,6 +26,7 @@ import dev.pgworkflows.workflows.internal.link.Completions;
 import dev.pgworkflows.workflows.internal.link.WorkerTransport;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,6 +166,21 @@ public final class Lease {
     return write(
         "/rate-limited",
         () -> transport.rateLimited(workflow, runId, body, completions.slotReport(1)).outcome(),
+        "stale");
+  }
+
+  /**
+   * Hands the task to the workers whose labels hold {@code labels}, for a step that needs them;
+   * with {@code soft}, only while the registry lists such a worker. Answers routed, run_here (the
+   * lease still holds: run the step here), stale or not_running.
+   */
+  public synchronized String route(Map<String, String> labels, boolean soft) {
+    RouteRequest body = new RouteRequest(messageId, receipt, labels, soft);
+    return write(
+        "/route",
+        // A soft hand-back may keep the task here, so it frees no slot until it is answered.
+        () ->
+            transport.route(workflow, runId, body, completions.slotReport(soft ? 0 : 1)).outcome(),
         "stale");
   }
 

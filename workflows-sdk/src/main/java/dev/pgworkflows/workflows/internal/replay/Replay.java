@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.replay;
 
+import dev.pgworkflows.protocol.Labels;
 import dev.pgworkflows.workflows.Arm;
 import dev.pgworkflows.workflows.Branch;
 import dev.pgworkflows.workflows.Callback;
@@ -18,6 +19,7 @@ import dev.pgworkflows.workflows.WorkflowContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
@@ -146,6 +148,24 @@ public final class Replay implements WorkflowContext, StepContext {
   }
 
   // ---- StepContext
+
+  @Override
+  public StepContext onWorkers(Map<String, String> labels) {
+    return new LabelledSteps(this, steps, selector(labels), false);
+  }
+
+  @Override
+  public StepContext preferWorkers(Map<String, String> labels) {
+    return new LabelledSteps(this, steps, selector(labels), true);
+  }
+
+  private static Map<String, String> selector(Map<String, String> labels) {
+    try {
+      return Map.copyOf(Labels.check("labels", labels, 1));
+    } catch (Labels.Invalid e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
 
   @Override
   public <T> T run(String name, Class<T> type, Fn<T> fn) {

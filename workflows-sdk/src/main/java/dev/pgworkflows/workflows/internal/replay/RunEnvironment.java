@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.replay;
 import io.opentelemetry.api.trace.Tracer;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 
@@ -17,6 +18,7 @@ import java.util.function.BooleanSupplier;
  *     timing is decided by it
  * @param hook test observation points around completions ({@link CompletionHook#NONE})
  * @param counters what the worker counts as its steps run ({@link WorkerCounters#NONE})
+ * @param labels the worker's labels: a step that needs others is handed to workers that have them
  */
 public record RunEnvironment(
     ScheduledExecutorService heartbeats,
@@ -25,7 +27,24 @@ public record RunEnvironment(
     Tracer tracer,
     InstantSource clock,
     CompletionHook hook,
-    WorkerCounters counters) {
+    WorkerCounters counters,
+    Map<String, String> labels) {
+
+  public RunEnvironment {
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+  }
+
+  /** A worker without labels. */
+  public RunEnvironment(
+      ScheduledExecutorService heartbeats,
+      Duration leaseDuration,
+      BooleanSupplier stopping,
+      Tracer tracer,
+      InstantSource clock,
+      CompletionHook hook,
+      WorkerCounters counters) {
+    this(heartbeats, leaseDuration, stopping, tracer, clock, hook, counters, Map.of());
+  }
 
   /** Without counts (a replay no worker reports on). */
   public RunEnvironment(

@@ -21,6 +21,7 @@ import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.BooleanSupplier;
@@ -44,6 +45,14 @@ final class StepExecution {
   private final CompletionHook hook;
   private final RunStateMap state;
   private final WorkerCounters counters;
+
+  /** The worker's labels. */
+  private final Map<String, String> labels;
+
+  /** The labels new steps need of their worker now (null: none); see {@link #needing}. */
+  private Map<String, String> needs;
+
+  private boolean needsSoft;
   private int attempt;
   private volatile boolean inStep;
 
@@ -68,6 +77,7 @@ final class StepExecution {
     this.hook = env.hook();
     this.state = state;
     this.counters = env.counters();
+    this.labels = env.labels();
   }
 
   /** The run's state, whose changes go with the rows this journals. */
@@ -408,6 +418,33 @@ final class StepExecution {
     if (stopping.getAsBoolean()) {
       lease.retryLater(Duration.ZERO, null);
       throw new Suspend(Suspend.Why.RELEASED);
+    }
+    if (needs != null && !labels.entrySet().containsAll(needs.entrySet())) {
+      String outcome = lease.route(needs, needsSoft);
+      if ("routed".equals(outcome)) {
+        throw new Suspend(Suspend.Why.ROUTED);
+      }
+      if (!"run_here".equals(outcome)) {
+        throw new Suspend(Suspend.Why.LEASE_LOST);
+      }
+    }
+  }
+
+  /**
+   * Calls {@code call}, whose new steps need a worker whose labels hold {@code selector} (only
+   * preferably, with {@code soft}): on a worker without them, the task goes to workers that have
+   * them before such a step starts.
+   */
+  <T> T needing(Map<String, String> selector, boolean soft, Supplier<T> call) {
+    Map<String, String> before = needs;
+    boolean beforeSoft = needsSoft;
+    needs = selector;
+    needsSoft = soft;
+    try {
+      return call.get();
+    } finally {
+      needs = before;
+      needsSoft = beforeSoft;
     }
   }
 }

@@ -23,7 +23,9 @@ public final class Suspend extends Error {
      */
     JOURNAL_END,
     /** The run ended and its successor started (continue-as-new). */
-    CONTINUED_AS_NEW
+    CONTINUED_AS_NEW,
+    /** The next step needs labels this worker lacks: its task went to workers that have them. */
+    ROUTED
   }
 
   private final Why why;

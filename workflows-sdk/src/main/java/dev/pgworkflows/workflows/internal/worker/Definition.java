@@ -3,6 +3,7 @@ package dev.pgworkflows.workflows.internal.worker;
 import dev.pgworkflows.protocol.CancelOnRule;
 import dev.pgworkflows.protocol.ConcurrencyLimit;
 import dev.pgworkflows.protocol.ThrottleSettings;
+import dev.pgworkflows.protocol.WorkerRouting;
 import dev.pgworkflows.workflows.Schedule;
 import dev.pgworkflows.workflows.WorkflowBody;
 import dev.pgworkflows.workflows.internal.replay.UpdateHandlers;
@@ -11,8 +12,8 @@ import java.util.List;
 
 /**
  * What a worker needs of a workflow definition: its name, version, input type and body, and what it
- * registers when it starts: its schedules, its concurrency limit per key and its throttle (null:
- * none) and its cancel-on rules; and the handlers of its updates.
+ * registers when it starts: its schedules, its concurrency limit per key, its throttle and its
+ * routing (null: none) and its cancel-on rules; and the handlers of its updates.
  */
 public record Definition<I, O>(
     String name,
@@ -22,6 +23,7 @@ public record Definition<I, O>(
     List<Schedule> schedules,
     ConcurrencyLimit concurrency,
     ThrottleSettings throttle,
+    WorkerRouting routing,
     List<CancelOnRule> cancelOn,
     UpdateHandlers updates) {
 
@@ -34,11 +36,11 @@ public record Definition<I, O>(
   /** A definition without a concurrency limit or a throttle. */
   public Definition(
       String name, int version, Type inputType, WorkflowBody<I, O> body, List<Schedule> schedules) {
-    this(name, version, inputType, body, schedules, null, null, List.of(), null);
+    this(name, version, inputType, body, schedules, null, null, null, List.of(), null);
   }
 
   /** A definition without schedules. */
   public Definition(String name, int version, Type inputType, WorkflowBody<I, O> body) {
-    this(name, version, inputType, body, List.of(), null, null, List.of(), null);
+    this(name, version, inputType, body, List.of(), null, null, null, List.of(), null);
   }
 }

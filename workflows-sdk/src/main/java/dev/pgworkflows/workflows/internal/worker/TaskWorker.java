@@ -53,7 +53,7 @@ public final class TaskWorker implements Worker {
     String name = workflow.name();
     List<Integer> versions =
         options.versions() != null ? options.versions() : List.of(workflow.version());
-    Map<String, String> identity = WorkerIds.headers(options.concurrency());
+    Map<String, String> identity = WorkerIds.headers(options.concurrency(), options.labels());
     // Over HTTP, polls and streams name the worker (the workers listing); completions, the busy
     // path, do not. Over JDBC the engine in this process sees the worker by the same names.
     this.link =
@@ -61,7 +61,7 @@ public final class TaskWorker implements Worker {
             ? new JdbcWorkerTransport(
                 options.dataSource(),
                 name,
-                WorkerIds.identity(identity),
+                WorkerIds.identity(identity, options.labels()),
                 options.openTelemetry() != null
                     ? options.openTelemetry()
                     : GlobalOpenTelemetry.get())
@@ -91,7 +91,8 @@ public final class TaskWorker implements Worker {
                 .getTracer("dev.pgworkflows.workflows"),
             options.clock(),
             hook,
-            counters);
+            counters,
+            options.labels());
     TaskRunner<I, O> runner = new TaskRunner<>(workflow, link, completions, env);
     this.runners = new Runners(name, options.concurrency(), slots, runner, () -> stopping);
     Backoff backoff = new Backoff();
@@ -125,6 +126,11 @@ public final class TaskWorker implements Worker {
                 "its throttle",
                 workflow.throttle() != null,
                 () -> link.setCodeThrottle(name, workflow.throttle())),
+            new CodeRegistration(
+                name,
+                "its routing",
+                workflow.routing() != null,
+                () -> link.setCodeRouting(name, workflow.routing())),
             new CodeRegistration(
                 name,
                 "its cancel-on rules",

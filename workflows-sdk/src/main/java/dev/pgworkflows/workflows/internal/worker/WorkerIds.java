@@ -2,15 +2,18 @@ package dev.pgworkflows.workflows.internal.worker;
 
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
 import dev.pgworkflows.protocol.Headers;
+import dev.pgworkflows.protocol.Labels;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * How a worker names itself to the server, in headers on each of its requests: {@code X-Worker-Id}
  * ({@code <host>-<pid>-<n>}, the n-th worker of this process), {@code X-Worker-Host} and {@code
- * X-Worker-Slots}. The server lists workers by them ({@code GET /v1/workers}).
+ * X-Worker-Slots}, and {@code X-Worker-Labels} when it declares labels. The server lists workers by
+ * them ({@code GET /v1/workers}).
  */
 final class WorkerIds {
   private static final AtomicInteger COUNT = new AtomicInteger();
@@ -18,21 +21,26 @@ final class WorkerIds {
 
   private WorkerIds() {}
 
-  /** The headers of a new worker with {@code slots} slots. */
-  static Map<String, String> headers(int slots) {
+  /** The headers of a new worker with {@code slots} slots and {@code labels} (checked). */
+  static Map<String, String> headers(int slots, Map<String, String> labels) {
     String id = HOST + "-" + ProcessHandle.current().pid() + "-" + COUNT.incrementAndGet();
-    return Map.of(
-        Headers.WORKER_ID, printable(id, 200),
-        Headers.WORKER_HOST, printable(HOST, 255),
-        Headers.WORKER_SLOTS, Integer.toString(slots));
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put(Headers.WORKER_ID, printable(id, 200));
+    h.put(Headers.WORKER_HOST, printable(HOST, 255));
+    h.put(Headers.WORKER_SLOTS, Integer.toString(slots));
+    if (!labels.isEmpty()) {
+      h.put(Headers.WORKER_LABELS, Labels.format(labels));
+    }
+    return Map.copyOf(h);
   }
 
   /** The same names as the engine's record of a worker it serves in this process. */
-  static WorkerIdentity identity(Map<String, String> headers) {
+  static WorkerIdentity identity(Map<String, String> headers, Map<String, String> labels) {
     return new WorkerIdentity(
         headers.get(Headers.WORKER_ID),
         headers.get(Headers.WORKER_HOST),
-        Integer.valueOf(headers.get(Headers.WORKER_SLOTS)));
+        Integer.valueOf(headers.get(Headers.WORKER_SLOTS)),
+        labels);
   }
 
   private static String host() {
