@@ -6,7 +6,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code pgw workers}: the workers the servers have seen lately. */
-@Command(name = "workers", description = "The workers seen lately, with their slots and versions.")
+@Command(
+    name = "workers",
+    description = "The workers seen lately, with their slots, versions and labels.")
 final class WorkersCommand extends ApiCommand {
   @Option(names = "--workflow", paramLabel = "WORKFLOW", description = "Only this workflow's.")
   String workflow;
@@ -21,7 +23,8 @@ final class WorkersCommand extends ApiCommand {
   @Override
   void show(JsonNode answer, PrintWriter out) {
     Table table =
-        new Table("ID", "WORKFLOW", "HOST", "VERSIONS", "SLOTS", "MODE", "SERVER", "LAST SEEN");
+        new Table(
+            "ID", "WORKFLOW", "HOST", "VERSIONS", "SLOTS", "MODE", "LABELS", "SERVER", "LAST SEEN");
     for (JsonNode w : answer.path("workers")) {
       StringBuilder versions = new StringBuilder();
       for (JsonNode v : w.path("versions")) {
@@ -34,6 +37,7 @@ final class WorkersCommand extends ApiCommand {
           versions.length() == 0 ? "-" : versions,
           Cells.cell(w.path("slots")),
           Cells.cell(w.path("mode")),
+          RoutingCommand.labels(w.path("labels")),
           Cells.cell(w.path("server")),
           Cells.cell(w.path("lastSeen")));
     }

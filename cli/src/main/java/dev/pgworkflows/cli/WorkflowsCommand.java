@@ -7,7 +7,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code pgw workflows}: every workflow with its run counts; pausing and resuming one; its
- * concurrency limit ({@link ConcurrencyCommand}) and throttle ({@link ThrottleCommand}).
+ * concurrency limit ({@link ConcurrencyCommand}), throttle ({@link ThrottleCommand}) and routing
+ * ({@link RoutingCommand}).
  */
 @Command(
     name = "workflows",
@@ -17,7 +18,8 @@ import picocli.CommandLine.Parameters;
       WorkflowsCommand.Pause.class,
       WorkflowsCommand.Resume.class,
       ConcurrencyCommand.class,
-      ThrottleCommand.class
+      ThrottleCommand.class,
+      RoutingCommand.class
     })
 final class WorkflowsCommand extends ApiCommand {
   @Override

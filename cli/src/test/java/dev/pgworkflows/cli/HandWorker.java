@@ -10,11 +10,20 @@ import java.util.Map;
 
 /**
  * A worker of one workflow driven by hand over the worker protocol, to give runs journals and
- * endings for the commands to show. It names itself {@code hand-1} on host {@code test-host}.
+ * endings for the commands to show. It names itself {@code hand-1} on host {@code test-host}, with
+ * the label {@code gpu=true}.
  */
 final class HandWorker {
   private static final Map<String, String> WHO =
-      Map.of("X-Worker-Id", "hand-1", "X-Worker-Host", "test-host", "X-Worker-Slots", "4");
+      Map.of(
+          "X-Worker-Id",
+          "hand-1",
+          "X-Worker-Host",
+          "test-host",
+          "X-Worker-Slots",
+          "4",
+          "X-Worker-Labels",
+          "gpu=true");
 
   private final Api api;
   private final String workflow;

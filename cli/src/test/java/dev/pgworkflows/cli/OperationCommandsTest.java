@@ -117,8 +117,8 @@ class OperationCommandsTest {
     Cli.Result table = pgw.ok("workers");
     assertThat(table.lines().get(0))
         .startsWith("ID")
-        .contains("HOST", "SLOTS", "MODE", "LAST SEEN");
-    assertThat(table.out()).containsPattern("(?m)^hand-1 +seen +test-host +.* 4 +poll ");
+        .contains("HOST", "SLOTS", "MODE", "LABELS", "LAST SEEN");
+    assertThat(table.out()).containsPattern("(?m)^hand-1 +seen +test-host +.* 4 +poll +gpu=true ");
     assertThat(pgw.json("workers", "--workflow", "nobody").get("workers")).isEmpty();
   }
 
