@@ -23,6 +23,7 @@ export function runsView(name, query) {
   const limits = new Section("concurrency", "p");
   const throttle = new Section("throttle", "p");
   const topics = new Section("topics", "p");
+  const routing = new Section("routing", "p");
   const pager = h("div", { class: "pager" });
   const prevButton = h("button", { type: "button", class: "prev", onclick: () => page(before.pop() ?? null) }, "← Newer");
   const firstButton = h("button", { type: "button", class: "first", onclick: () => ((before.length = 0), page(null)) }, "Newest");
@@ -127,6 +128,16 @@ export function runsView(name, query) {
     );
   }
 
+  // Which workers take its runs: labels required and preferred, sticky runs.
+  function showRouting(r) {
+    const parts = [];
+    const labels = (m) => Object.keys(m).sort().map((n) => `${n}=${m[n]}`).join(", ");
+    if (r.require) parts.push(`only workers with ${labels(r.require)}`);
+    if (r.prefer) parts.push(`workers with ${labels(r.prefer)} first`);
+    if (r.sticky) parts.push("each run sticks to its worker");
+    routing.show(r, () => (parts.length === 0 ? "" : [h("span", { class: "label" }, "Workers "), parts.join("; ")]));
+  }
+
   // The topic patterns whose messages start its runs, one each or in batches.
   function showTopics(subs) {
     topics.show(subs, () =>
@@ -148,15 +159,17 @@ export function runsView(name, query) {
   async function refresh() {
     let data;
     try {
-      const [runs, c, t, subs] = await Promise.all([
+      const [runs, c, t, subs, r] = await Promise.all([
         get(`${wf(name)}/runs?${apiQuery()}`),
         get(`${wf(name)}/concurrency`),
         get(`${wf(name)}/throttle`),
         get("/v1/subscriptions"),
+        get(`${wf(name)}/routing`),
       ]);
       data = runs;
       showLimits(c);
       showThrottle(t);
+      showRouting(r);
       showTopics(subs.subscriptions.filter((x) => x.type === "workflow" && x.name === name));
     } catch (e) {
       if (e.status === 401) throw e;
@@ -200,6 +213,7 @@ export function runsView(name, query) {
     h("h1", null, `Runs of ${name}`),
     limits.el,
     throttle.el,
+    routing.el,
     topics.el,
     form,
     list.el,

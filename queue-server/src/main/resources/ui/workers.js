@@ -4,6 +4,14 @@ import { get } from "./api.js";
 import { between, duration, empty, h, link, table, time } from "./dom.js";
 import { Section } from "./section.js";
 
+// A worker's labels, name=value each, by name; a dash for none.
+export function labelChips(labels) {
+  const names = Object.keys(labels || {}).sort();
+  return names.length === 0
+    ? ["—"]
+    : names.flatMap((n, i) => [i === 0 ? "" : " ", h("span", { class: "chip label" }, `${n}=${labels[n]}`)]);
+}
+
 export function workersView(query) {
   const workflow = query.get("workflow") || "";
   const list = new Section("workers-list");
@@ -29,7 +37,7 @@ export function workersView(query) {
       data.workers.length === 0
         ? empty(workflow ? `No worker of ${workflow} seen lately.` : "No worker seen lately.")
         : table(
-            ["Worker", "Workflow", "Host", "Versions", "Slots", "Mode", "Server", "Last seen"],
+            ["Worker", "Workflow", "Host", "Versions", "Slots", "Mode", "Labels", "Server", "Last seen"],
             data.workers.map((w) =>
               h(
                 "tr",
@@ -40,6 +48,7 @@ export function workersView(query) {
                 h("td", null, (w.versions || []).join(", ")),
                 h("td", { class: "num" }, w.slots === null || w.slots === undefined ? "—" : String(w.slots)),
                 h("td", null, h("span", { class: `chip ${w.mode}` }, w.mode)),
+                h("td", { class: "labels" }, ...labelChips(w.labels)),
                 h("td", { class: "mono" }, w.server),
                 h("td", { title: time(w.lastSeen) }, `${duration(between(w.lastSeen))} ago`),
               ),

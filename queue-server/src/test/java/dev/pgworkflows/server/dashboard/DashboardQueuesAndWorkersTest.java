@@ -101,10 +101,11 @@ class DashboardQueuesAndWorkersTest {
         "POST",
         "/v1/workflows/pick-list/tasks/poll",
         Map.of("versions", List.of(1, 2), "waitSeconds", 0),
-        Map.of("X-Worker-Id", "picker-1"));
+        Map.of("X-Worker-Id", "picker-1", "X-Worker-Labels", "region=eu,gpu=true"));
 
     browser.open("/workers");
     assertThat(browser.text("tr[data-worker=picker-1]")).contains("pick-list").contains("1, 2");
+    assertThat(browser.text("tr[data-worker=picker-1] td.labels")).isEqualTo("gpu=true region=eu");
     browser.screenshot("workers");
   }
 }

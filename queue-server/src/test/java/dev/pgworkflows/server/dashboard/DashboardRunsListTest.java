@@ -114,6 +114,17 @@ class DashboardRunsListTest {
                 "limited-page",
                 "batch",
                 Map.of("maxSize", 50, "timeoutMs", 5_000, "key", "$.site")));
+    server
+        .api()
+        .put(
+            "/v1/workflows/limited-page/routing",
+            Map.of(
+                "require",
+                Map.of("gpu", "true"),
+                "prefer",
+                Map.of("region", "eu"),
+                "sticky",
+                true));
     server.worker("limited-page").start(Map.of("plan", "free"));
 
     browser.open("/workflows/limited-page");
@@ -125,6 +136,10 @@ class DashboardRunsListTest {
         .isEqualTo("Topics visits.# in batches of up to 50 or 5.0 s per $.site");
     assertThat(browser.awaitText(".throttle", "Throttle"))
         .isEqualTo("Throttle 100 starts per 1 min 00 s, 5 at once, per key");
+    assertThat(browser.awaitText(".routing", "Workers"))
+        .isEqualTo(
+            "Workers only workers with gpu=true; workers with region=eu first; each run sticks to"
+                + " its worker");
 
     server.worker("unlimited-page").start(Map.of());
     browser.open("/workflows/unlimited-page");
