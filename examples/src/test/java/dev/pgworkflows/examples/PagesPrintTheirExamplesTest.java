@@ -44,6 +44,12 @@ class PagesPrintTheirExamplesTest {
         .isEqualTo(body("ClickBatches.java"));
   }
 
+  @Test
+  void theReadmePrintsTheGpuStepsThatTheBuildRuns() throws IOException {
+    assertThat(block("../README.md", "## Steps on the workers that can run them"))
+        .isEqualTo(body("GpuSteps.java"));
+  }
+
   /** The first Java block under the heading of the page. */
   private static List<String> block(String page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(page));
