@@ -890,7 +890,8 @@ AS $$
      WHERE kl.workflow_name = p_name ORDER BY kl.concurrency_key;
 $$;
 
--- A workflow's concurrency limit (null: none).
+-- A workflow's concurrency limit (null: none). This release reads concurrency_settings_of; servers
+-- of release 0.1.0 read this, so it stays while a rolling upgrade may run them beside this one.
 CREATE OR REPLACE FUNCTION queue.concurrency_limit_of(p_name text)
  RETURNS integer
  LANGUAGE sql

@@ -32,12 +32,12 @@ AS $$
                  'workflow_rate_limited', 'workflow_continue_as_new', 'workflow_start_child',
                  'workflow_start_leased', 'workflow_journal', 'workflow_journal_after', 'workflow_journal_with_aside',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
-                 'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register',
+                 'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register', 'schedule_set_policy',
                  'workflow_set_cancel_on', 'workflow_cancel_on_rules', 'workflow_callback_create',
                  'workflow_update_take', 'workflow_update_answer',
-                 'set_concurrency_limit', 'set_throttle', 'set_worker_routing', 'workflow_route',
+                 'set_concurrency_limit', 'set_throttle', 'set_worker_routing', 'workflow_route', 'sticky_workflows',
                  -- the background jobs
-                 'workflow_expire', 'schedule_due', 'schedule_fire', 'sweep_workflow_runs',
+                 'workflow_expire', 'schedule_due', 'schedule_fire', 'schedule_drain', 'sweep_workflow_runs',
                  'sweep_dead_letters', 'sweep_outbox', 'claim_deliveries', 'finish_delivery', 'batch_flush_due',
                  'worker_expire'];
 $$;

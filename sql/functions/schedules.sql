@@ -125,7 +125,8 @@ BEGIN
 END $$;
 
 -- Pauses a schedule (p_paused true) or resumes it from p_next_tick, the first tick after now: ticks
--- that fell while it was paused are not caught up. P0002 when there is none.
+-- that fell while it was paused are not caught up, and its failed runs in a row count from 0 again.
+-- P0002 when there is none.
 CREATE OR REPLACE FUNCTION queue.schedule_pause(p_name text, p_paused boolean, p_next_tick timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS SETOF queue.schedule
  LANGUAGE plpgsql
@@ -137,6 +138,7 @@ BEGIN
         UPDATE queue.schedule s
            SET paused = p_paused,
                next_tick = CASE WHEN p_paused OR NOT s.paused THEN s.next_tick ELSE p_next_tick END,
+               failures_in_row = CASE WHEN p_paused OR NOT s.paused THEN s.failures_in_row ELSE 0 END,
                updated_at = clock_timestamp()
          WHERE s.name = p_name
         RETURNING s.*;
@@ -208,11 +210,111 @@ AS $$
     SELECT to_char(p_tick AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
 $$;
 
+-- Starts the run of tick p_tick of schedule v (its row locked by the caller) and makes it the
+-- schedule's last run. Its key is __schedule/<name>/<tick>, so a tick already run answers its run
+-- (created false). The input is the schedule's with "scheduledAt": "<tick>" set when it is an
+-- object (replacing a scheduledAt of its own) or absent; any other input goes as it is.
+CREATE OR REPLACE FUNCTION queue.schedule_start_tick(v queue.schedule, p_tick timestamp with time zone, p_max_retention_days integer)
+ RETURNS TABLE(run_id bigint, created boolean)
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_at  text := queue.schedule_instant(p_tick);
+    v_in  jsonb;
+    v_run record;
+BEGIN
+    v_in := CASE
+                WHEN v.input IS NULL OR jsonb_typeof(v.input) = 'null'
+                    THEN jsonb_build_object('scheduledAt', v_at)
+                WHEN jsonb_typeof(v.input) = 'object'
+                    THEN v.input || jsonb_build_object('scheduledAt', v_at)
+                ELSE v.input
+            END;
+    SELECT * INTO v_run FROM queue.workflow_start(
+        p_name => v.workflow_name,
+        p_input => v_in,
+        p_idempotency_key => '__schedule/' || v.name || '/' || v_at,
+        p_max_retention_days => p_max_retention_days) w;
+    UPDATE queue.schedule s SET last_run_id = v_run.run_id WHERE s.name = v.name;
+    run_id := v_run.run_id;
+    created := v_run.created;
+    RETURN NEXT;
+END $$;
+
+-- Counts the end of schedule p_name's last run (its row locked by the caller), once: a failed run
+-- adds one to the failures in a row, any other end sets them to 0. With pause_after_failures
+-- reached, the schedule is paused. Answers whether it is paused now.
+CREATE OR REPLACE FUNCTION queue.schedule_count_failures(p_name text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v        queue.schedule;
+    v_status queue.workflow_status;
+BEGIN
+    SELECT * INTO v FROM queue.schedule s WHERE s.name = p_name;
+    IF v.last_run_id IS NOT NULL AND v.last_run_id IS DISTINCT FROM v.counted_run_id THEN
+        SELECT wr.status INTO v_status FROM queue.workflow_run wr WHERE wr.run_id = v.last_run_id;
+        IF v_status IS DISTINCT FROM 'running' THEN
+            UPDATE queue.schedule s
+               SET failures_in_row = CASE WHEN v_status = 'failed' THEN s.failures_in_row + 1 ELSE 0 END,
+                   counted_run_id = v.last_run_id,
+                   paused = s.paused OR (v_status = 'failed'
+                                         AND (s.failures_in_row + 1 >= s.pause_after_failures) IS TRUE),
+                   updated_at = CASE WHEN v_status = 'failed'
+                                          AND (s.failures_in_row + 1 >= s.pause_after_failures) IS TRUE
+                                     THEN clock_timestamp() ELSE s.updated_at END
+             WHERE s.name = p_name
+            RETURNING * INTO v;
+        END IF;
+    END IF;
+    RETURN v.paused;
+END $$;
+
+-- One tick of schedule p_name (its row locked by the caller), under its overlap policy: while its
+-- last run runs (or ticks are buffered before this one), skip drops the tick, buffer_one keeps it
+-- when none is kept yet, buffer_all keeps it (up to 1000), cancel_other cancels the running run;
+-- otherwise, and under allow_all, the tick's run starts. Answers 'started' (with the run),
+-- 'buffered' or 'skipped'.
+CREATE OR REPLACE FUNCTION queue.schedule_tick(p_name text, p_tick timestamp with time zone, p_max_retention_days integer)
+ RETURNS TABLE(outcome text, run_id bigint, created boolean)
+ LANGUAGE plpgsql
+AS $$
+DECLARE
+    v         queue.schedule;
+    v_running boolean;
+BEGIN
+    SELECT * INTO v FROM queue.schedule s WHERE s.name = p_name;
+    v_running := v.last_run_id IS NOT NULL
+                 AND EXISTS (SELECT 1 FROM queue.workflow_run wr
+                              WHERE wr.run_id = v.last_run_id AND wr.status = 'running');
+    IF v.overlap <> 'allow_all' AND (v_running OR cardinality(v.buffered) > 0) THEN
+        IF v.overlap = 'skip'
+           OR (v.overlap = 'buffer_one' AND cardinality(v.buffered) > 0)
+           OR (v.overlap = 'buffer_all' AND cardinality(v.buffered) >= 1000) THEN
+            outcome := 'skipped';
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        IF v.overlap IN ('buffer_one', 'buffer_all') THEN
+            UPDATE queue.schedule s SET buffered = s.buffered || p_tick WHERE s.name = p_name;
+            outcome := 'buffered';
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        IF v_running THEN
+            PERFORM queue.workflow_cancel(v.last_run_id);
+        END IF;
+    END IF;
+    SELECT t.run_id, t.created INTO run_id, created FROM queue.schedule_start_tick(v, p_tick, p_max_retention_days) t;
+    outcome := 'started';
+    RETURN NEXT;
+END $$;
+
 -- Runs a schedule's ticks, under its row's lock: if its next tick is still p_due (no other server
--- ran it) and it is not paused, starts one run per tick of p_ticks (oldest first; none skips them)
--- with idempotency key __schedule/<name>/<tick>, and moves next_tick to p_next. A run's input is
--- the schedule's input with "scheduledAt": "<tick>" set when it is an object (replacing a
--- scheduledAt of its own) or absent; any other input goes as it is. Answers the runs: none when
+-- ran it) and it is not paused (nor paused now because its last run made too many failures in a
+-- row), takes each tick of p_ticks (oldest first; none skips them) under the schedule's overlap
+-- policy (schedule_tick) and moves next_tick to p_next. Answers the runs it started: none when
 -- another server took the tick.
 CREATE OR REPLACE FUNCTION queue.schedule_fire(p_name text, p_due timestamp with time zone, p_ticks timestamp with time zone[], p_next timestamp with time zone, p_max_retention_days integer DEFAULT 365)
  RETURNS TABLE(tick timestamp with time zone, workflow_name text, run_id bigint, created boolean)
@@ -223,12 +325,10 @@ CREATE OR REPLACE FUNCTION queue.schedule_fire(p_name text, p_due timestamp with
  SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
-    v     queue.schedule;
-    t     timestamptz;
-    v_at  text;
-    v_in  jsonb;
-    v_run record;
+    v      queue.schedule;
+    t      timestamptz;
     v_prev timestamptz;
+    x      record;
 BEGIN
     SELECT * INTO v FROM queue.schedule s WHERE s.name = p_name FOR UPDATE;
     IF v.name IS NULL OR v.paused OR v.next_tick IS DISTINCT FROM p_due THEN
@@ -244,26 +344,129 @@ BEGIN
                 USING ERRCODE = '22023';
         END IF;
         v_prev := t;
-        v_at := queue.schedule_instant(t);
-        v_in := CASE
-                    WHEN v.input IS NULL OR jsonb_typeof(v.input) = 'null'
-                        THEN jsonb_build_object('scheduledAt', v_at)
-                    WHEN jsonb_typeof(v.input) = 'object'
-                        THEN v.input || jsonb_build_object('scheduledAt', v_at)
-                    ELSE v.input
-                END;
-        SELECT * INTO v_run FROM queue.workflow_start(
-            p_name => v.workflow_name,
-            p_input => v_in,
-            p_idempotency_key => '__schedule/' || v.name || '/' || v_at,
-            p_max_retention_days => p_max_retention_days) w;
-        tick := t;
-        workflow_name := v.workflow_name;
-        run_id := v_run.run_id;
-        created := v_run.created;
-        RETURN NEXT;
+    END LOOP;
+    IF queue.schedule_count_failures(p_name) THEN
+        RETURN;
+    END IF;
+    FOREACH t IN ARRAY coalesce(p_ticks, '{}'::timestamptz[]) LOOP
+        SELECT * INTO x FROM queue.schedule_tick(p_name, t, p_max_retention_days);
+        IF x.outcome = 'started' THEN
+            tick := t;
+            workflow_name := v.workflow_name;
+            run_id := x.run_id;
+            created := x.created;
+            RETURN NEXT;
+        END IF;
     END LOOP;
     UPDATE queue.schedule s
        SET next_tick = p_next, last_tick = coalesce(v_prev, s.last_tick)
      WHERE s.name = p_name;
+END $$;
+
+-- Starts the buffered ticks whose turn has come: of up to p_limit schedules with ticks buffered
+-- (skipping those another server holds), each whose last run no longer runs starts its oldest
+-- buffered tick, unless its failures in a row paused it. Answers the runs started.
+CREATE OR REPLACE FUNCTION queue.schedule_drain(p_limit integer DEFAULT 100, p_max_retention_days integer DEFAULT 365)
+ RETURNS TABLE(schedule_name text, tick timestamp with time zone, workflow_name text, run_id bigint, created boolean)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+DECLARE
+    v queue.schedule;
+    x record;
+BEGIN
+    PERFORM queue.check_range('limit', p_limit, 1, 1000);
+    FOR v IN SELECT * FROM queue.schedule s
+              WHERE cardinality(s.buffered) > 0 AND NOT s.paused
+              ORDER BY s.name
+              LIMIT p_limit
+                FOR UPDATE SKIP LOCKED LOOP
+        CONTINUE WHEN v.last_run_id IS NOT NULL
+                      AND EXISTS (SELECT 1 FROM queue.workflow_run wr
+                                   WHERE wr.run_id = v.last_run_id AND wr.status = 'running');
+        CONTINUE WHEN queue.schedule_count_failures(v.name);
+        UPDATE queue.schedule s SET buffered = s.buffered[2:] WHERE s.name = v.name;
+        SELECT * INTO x FROM queue.schedule_start_tick(v, v.buffered[1], p_max_retention_days);
+        schedule_name := v.name;
+        tick := v.buffered[1];
+        workflow_name := v.workflow_name;
+        run_id := x.run_id;
+        created := x.created;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+-- Sets a schedule's overlap policy and the failed runs in a row that pause it (null: never); P0002
+-- when there is none. Ticks already buffered stay.
+CREATE OR REPLACE FUNCTION queue.schedule_set_policy(p_name text, p_overlap text, p_pause_after_failures integer)
+ RETURNS SETOF queue.schedule
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+BEGIN
+    IF p_overlap IS NULL OR p_overlap NOT IN ('allow_all', 'skip', 'buffer_one', 'buffer_all', 'cancel_other') THEN
+        RAISE EXCEPTION 'overlap must be allow_all, skip, buffer_one, buffer_all or cancel_other'
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_pause_after_failures IS NOT NULL THEN
+        PERFORM queue.check_range('pauseAfterFailures', p_pause_after_failures, 1, 1000);
+    END IF;
+    RETURN QUERY
+        UPDATE queue.schedule s
+           SET overlap = p_overlap, pause_after_failures = p_pause_after_failures,
+               updated_at = CASE WHEN s.overlap = p_overlap
+                                      AND s.pause_after_failures IS NOT DISTINCT FROM p_pause_after_failures
+                                 THEN s.updated_at ELSE clock_timestamp() END
+         WHERE s.name = p_name
+        RETURNING s.*;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'schedule "%" does not exist', p_name USING ERRCODE = 'P0002';
+    END IF;
+END $$;
+
+-- Runs a past range of a schedule's ticks now, as if at their ticks (p_ticks, whole seconds in
+-- order, 1 to 1000, computed by the server from the schedule's cron), under its lock and its overlap
+-- policy, paused or not; its next tick is left alone. A tick already run answers its run (created false). Answers
+-- each tick's outcome. P0002 when there is no such schedule.
+CREATE OR REPLACE FUNCTION queue.schedule_backfill(p_name text, p_ticks timestamp with time zone[], p_max_retention_days integer DEFAULT 365)
+ RETURNS TABLE(tick timestamp with time zone, outcome text, run_id bigint, created boolean)
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+DECLARE
+    v      queue.schedule;
+    t      timestamptz;
+    v_prev timestamptz;
+    x      record;
+BEGIN
+    SELECT * INTO v FROM queue.schedule s WHERE s.name = p_name FOR UPDATE;
+    IF v.name IS NULL THEN
+        RAISE EXCEPTION 'schedule "%" does not exist', p_name USING ERRCODE = 'P0002';
+    END IF;
+    PERFORM queue.check_range('ticks', coalesce(cardinality(p_ticks), 0), 1, 1000);
+    FOREACH t IN ARRAY p_ticks LOOP
+        IF t <= v_prev OR date_trunc('second', t) <> t THEN
+            RAISE EXCEPTION 'ticks must be whole seconds in order' USING ERRCODE = '22023';
+        END IF;
+        v_prev := t;
+    END LOOP;
+    FOREACH t IN ARRAY p_ticks LOOP
+        -- Failures are counted as for any tick; an operator's backfill runs even if they pause it.
+        PERFORM queue.schedule_count_failures(p_name);
+        SELECT * INTO x FROM queue.schedule_tick(p_name, t, p_max_retention_days);
+        tick := t;
+        outcome := x.outcome;
+        run_id := x.run_id;
+        created := x.created;
+        RETURN NEXT;
+    END LOOP;
 END $$;

@@ -124,6 +124,18 @@ AS $$
     SELECT * FROM queue.worker_routing WHERE workflow_name = p_name;
 $$;
 
+-- The workflows whose runs stick to their worker (the engine keeps each such worker's polls a
+-- kind of their own).
+CREATE OR REPLACE FUNCTION queue.sticky_workflows()
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE
+ SECURITY DEFINER
+ SET search_path TO 'queue', 'pg_temp'
+AS $$
+    SELECT workflow_name FROM queue.worker_routing WHERE sticky ORDER BY workflow_name;
+$$;
+
 -- Hands the task a worker holds (p_msg_id under p_receipt) to the workers whose labels hold
 -- p_selector, for a step that needs them: the task goes to that lane, due now, this delivery not
 -- counted. With p_soft (a step that prefers the labels) the task is handed on only while the

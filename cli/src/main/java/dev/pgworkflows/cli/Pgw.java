@@ -22,6 +22,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       WorkersCommand.class,
       QueuesCommand.class,
       TopicsCommand.class,
+      SchedulesCommand.class,
       JournalsCommand.class,
       CallbacksCommand.class,
       CompletionCommand.class

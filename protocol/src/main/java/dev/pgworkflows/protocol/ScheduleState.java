@@ -7,7 +7,10 @@ import java.time.Instant;
 
 /**
  * A stored schedule: what it starts and when. {@code nextTick} is absent when the expression has no
- * future tick; {@code source} is {@code api} or {@code code} (registered by a worker).
+ * future tick; {@code source} is {@code api} or {@code code} (registered by a worker). {@code
+ * overlap} says what a tick does while its last run ({@code lastRunId}) still runs; {@code
+ * buffered} ticks wait for it to end; {@code failuresInRow} of its runs failed, and {@code
+ * pauseAfterFailures} (absent: never) of them pause it.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ScheduleState(
@@ -23,4 +26,9 @@ public record ScheduleState(
     Instant lastTick,
     String source,
     Instant createdAt,
-    Instant updatedAt) {}
+    Instant updatedAt,
+    String overlap,
+    Integer pauseAfterFailures,
+    int failuresInRow,
+    int buffered,
+    Long lastRunId) {}

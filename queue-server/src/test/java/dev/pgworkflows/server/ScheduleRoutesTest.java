@@ -116,6 +116,10 @@ class ScheduleRoutesTest {
     badCatchUp.put("catchUp", "sometimes");
     Map<String, Object> badMax = schedule("bad-max", "wf", "0 9 * * *");
     badMax.put("maxCatchUp", 0);
+    Map<String, Object> badOverlap = schedule("bad-overlap", "wf", "0 9 * * *");
+    badOverlap.put("overlap", "newest");
+    Map<String, Object> badFailures = schedule("bad-failures", "wf", "0 9 * * *");
+    badFailures.put("pauseAfterFailures", 0);
     List<Bad> bad =
         List.of(
             new Bad(schedule("bad-cron", "wf", "0 9 * *"), "cron", "contains 4 parts"),
@@ -128,7 +132,9 @@ class ScheduleRoutesTest {
             new Bad(schedule("bad-wf", "-wf", "0 9 * * *"), "workflow", "workflow name"),
             new Bad(schedule("bad-wf", null, "0 9 * * *"), "workflow", "required"),
             new Bad(badCatchUp, "catchUp", "skip"),
-            new Bad(badMax, "maxCatchUp", "between 1 and 1000"));
+            new Bad(badMax, "maxCatchUp", "between 1 and 1000"),
+            new Bad(badOverlap, "overlap", "buffer_all"),
+            new Bad(badFailures, "pauseAfterFailures", "between 1 and 1000"));
     for (Bad b : bad) {
       Api.Response r = api.post("/v1/schedules", b.body());
       assertThat(r.status()).as(b.toString()).isEqualTo(400);
@@ -152,6 +158,25 @@ class ScheduleRoutesTest {
     assertThat(kept.get("zone").asText()).isEqualTo("UTC");
     assertThat(api.get("/v1/schedules/Not%20A%20Name").json().get("field").asText())
         .isEqualTo("name");
+    Api.Response tenYears =
+        api.post(
+            "/v1/schedules/kept/backfill",
+            Map.of("from", "2016-01-01T00:00:00Z", "to", "2026-01-01T00:00:00Z"));
+    assertThat(tenYears.status()).isEqualTo(400);
+    assertThat(tenYears.json().get("field").asText()).isEqualTo("to");
+    assertThat(tenYears.json().get("detail").asText()).contains("more than 1000 ticks");
+    Api.Response backwards =
+        api.post(
+            "/v1/schedules/kept/backfill",
+            Map.of("from", "2026-01-02T00:00:00Z", "to", "2026-01-01T00:00:00Z"));
+    assertThat(backwards.json().get("field").asText()).isEqualTo("to");
+    assertThat(
+            api.post("/v1/schedules/kept/backfill", Map.of("to", "2026-01-01T00:00:00Z"))
+                .json()
+                .get("field")
+                .asText())
+        .isEqualTo("from");
+    assertThat(api.get("/v1/workflows/wf/runs").json().get("runs")).isEmpty();
     assertThat(api.delete("/v1/schedules/kept").status()).isEqualTo(204);
   }
 
@@ -232,6 +257,9 @@ class ScheduleRoutesTest {
     api.put("/v1/schedules/audited", Map.of("cron", "0 10 * * *"));
     api.post("/v1/schedules/audited/pause", null);
     api.post("/v1/schedules/audited/resume", null);
+    api.post(
+        "/v1/schedules/audited/backfill",
+        Map.of("from", "2026-11-01T00:00:00Z", "to", "2026-11-02T00:00:00Z"));
     api.delete("/v1/schedules/audited");
     List<String> actions = new ArrayList<>();
     api.get("/v1/audit")
@@ -247,6 +275,7 @@ class ScheduleRoutesTest {
     assertThat(actions)
         .containsExactly(
             "schedule.delete",
+            "schedule.backfill",
             "schedule.resume",
             "schedule.pause",
             "schedule.update",

@@ -6,6 +6,7 @@ import dev.pgworkflows.protocol.ScheduleRequest;
 import java.time.ZoneId;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * When the server starts runs of a workflow: a standard 5-field Unix cron expression (minute, hour,
@@ -46,21 +47,56 @@ public final class Schedule {
     }
   }
 
+  /** What a tick does while the schedule's last run still runs. */
+  public enum Overlap {
+    /** Starts another run. The default. */
+    ALLOW_ALL,
+    /** Starts no run for the tick. */
+    SKIP,
+    /** Starts it once the running run ends; one such tick is kept, later ones are skipped. */
+    BUFFER_ONE,
+    /** Starts each such tick in turn, one run after another (up to 1000 kept). */
+    BUFFER_ALL,
+    /** Cancels the running run and starts the tick's. */
+    CANCEL_OTHER;
+
+    @JsonValue
+    public String wire() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    @JsonCreator
+    public static Overlap of(String wire) {
+      return valueOf(wire.toUpperCase(Locale.ROOT));
+    }
+  }
+
   private final String name;
   private final String cron;
   private final String zone;
   private final Object input;
   private final CatchUp catchUp;
   private final int maxCatchUp;
+  private final Overlap overlap;
+  private final Integer pauseAfterFailures;
 
   private Schedule(
-      String name, String cron, String zone, Object input, CatchUp catchUp, int maxCatchUp) {
+      String name,
+      String cron,
+      String zone,
+      Object input,
+      CatchUp catchUp,
+      int maxCatchUp,
+      Overlap overlap,
+      Integer pauseAfterFailures) {
     this.name = name;
     this.cron = cron;
     this.zone = zone;
     this.input = input;
     this.catchUp = catchUp;
     this.maxCatchUp = maxCatchUp;
+    this.overlap = overlap;
+    this.pauseAfterFailures = pauseAfterFailures;
   }
 
   /** A schedule ticking at {@code expression}, in UTC, with no input, skipping missed ticks. */
@@ -68,7 +104,8 @@ public final class Schedule {
     if (expression == null || expression.isBlank()) {
       throw new IllegalArgumentException("cron must be an expression such as \"0 9 * * *\"");
     }
-    return new Schedule(null, expression.strip(), "UTC", null, CatchUp.SKIP, 100);
+    return new Schedule(
+        null, expression.strip(), "UTC", null, CatchUp.SKIP, 100, Overlap.ALLOW_ALL, null);
   }
 
   /**
@@ -81,19 +118,20 @@ public final class Schedule {
 
   /** Reads the expression in {@code zone}. */
   public Schedule zone(ZoneId zone) {
-    return new Schedule(name, cron, zone.getId(), input, catchUp, maxCatchUp);
+    return new Schedule(
+        name, cron, zone.getId(), input, catchUp, maxCatchUp, overlap, pauseAfterFailures);
   }
 
   /** The runs' input (serialised as JSON), in which each run's {@code scheduledAt} is set. */
   public Schedule input(Object input) {
-    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp);
+    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp, overlap, pauseAfterFailures);
   }
 
   public Schedule catchUp(CatchUp catchUp) {
     if (catchUp == null) {
       throw new IllegalArgumentException("catchUp must not be null");
     }
-    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp);
+    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp, overlap, pauseAfterFailures);
   }
 
   /** How many missed ticks {@link CatchUp#ALL} runs at most (1 to 1000, default 100). */
@@ -101,7 +139,37 @@ public final class Schedule {
     if (max < 1 || max > 1000) {
       throw new IllegalArgumentException("maxCatchUp must be between 1 and 1000, got " + max);
     }
-    return new Schedule(name, cron, zone, input, catchUp, max);
+    return new Schedule(name, cron, zone, input, catchUp, max, overlap, pauseAfterFailures);
+  }
+
+  /**
+   * What a tick does while the schedule's last run still runs (default {@link Overlap#ALLOW_ALL}).
+   */
+  public Schedule overlap(Overlap overlap) {
+    if (overlap == null) {
+      throw new IllegalArgumentException("overlap must not be null");
+    }
+    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp, overlap, pauseAfterFailures);
+  }
+
+  /**
+   * Pauses the schedule once {@code n} of its runs in a row failed (1 to 1000; default never),
+   * counted as each run ends and the next tick comes; a resume counts from 0 again.
+   */
+  public Schedule pauseAfterFailures(int n) {
+    if (n < 1 || n > 1000) {
+      throw new IllegalArgumentException("pauseAfterFailures must be between 1 and 1000, got " + n);
+    }
+    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp, overlap, n);
+  }
+
+  public Overlap overlap() {
+    return overlap;
+  }
+
+  /** The failed runs in a row that pause the schedule; empty for never. */
+  public OptionalInt pauseAfterFailures() {
+    return pauseAfterFailures == null ? OptionalInt.empty() : OptionalInt.of(pauseAfterFailures);
   }
 
   /**
@@ -113,7 +181,7 @@ public final class Schedule {
       throw new IllegalArgumentException(
           "schedule name \"" + name + "\" must be 1 to 64 characters of a-z, 0-9, \"_\" and \"-\"");
     }
-    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp);
+    return new Schedule(name, cron, zone, input, catchUp, maxCatchUp, overlap, pauseAfterFailures);
   }
 
   /** The name given; empty when the schedule takes its workflow's. */
@@ -151,6 +219,8 @@ public final class Schedule {
         + zone
         + ", "
         + catchUp
+        + (overlap == Overlap.ALLOW_ALL ? "" : ", overlap " + overlap)
+        + (pauseAfterFailures == null ? "" : ", pause after " + pauseAfterFailures + " failures")
         + "]";
   }
 }

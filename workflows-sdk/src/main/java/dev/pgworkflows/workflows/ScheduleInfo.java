@@ -8,7 +8,9 @@ import java.time.Instant;
  * A schedule as the server holds it. {@code nextTick} is null when the expression has no future
  * tick, {@code lastTick} until a tick started a run; {@code source} is {@code api} (made through
  * the API or a {@link Schedules} call) or {@code code} (registered by a worker from its
- * definition).
+ * definition). {@code overlap} says what a tick does while its last run ({@code lastRunId}) runs;
+ * {@code buffered} ticks wait for that run to end; {@code failuresInRow} of its runs failed in a
+ * row, and {@code pauseAfterFailures} (null: never) of them pause it.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ScheduleInfo(
@@ -24,4 +26,9 @@ public record ScheduleInfo(
     Instant lastTick,
     String source,
     Instant createdAt,
-    Instant updatedAt) {}
+    Instant updatedAt,
+    Schedule.Overlap overlap,
+    Integer pauseAfterFailures,
+    int failuresInRow,
+    int buffered,
+    Long lastRunId) {}

@@ -6,13 +6,15 @@ import dev.pgworkflows.protocol.ScheduleRequest;
 import dev.pgworkflows.workflows.internal.http.ScheduleRequests;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The server's schedules ({@link WorkflowClient#schedules()}): listed and read with scope {@code
- * read}, made, changed, paused, resumed and deleted with scope {@code admin}. A schedule's name is
- * {@link Schedule#name}, its workflow's name when it has none.
+ * read}, made, changed, paused, resumed, backfilled and deleted with scope {@code admin}. A
+ * schedule's name is {@link Schedule#name}, its workflow's name when it has none.
  */
 public final class Schedules {
   private final Transport transport;
@@ -71,6 +73,24 @@ public final class Schedules {
   /** Resumes the schedule from its first tick after now (ticks of the pause are not caught up). */
   public ScheduleInfo resume(String name) {
     return Transport.read(transport.post(path(name) + "/resume", null), ScheduleInfo.class);
+  }
+
+  /**
+   * Runs the schedule's ticks from {@code from} (inclusive) to {@code to} (exclusive) now, as if at
+   * their ticks, under its overlap policy: 1 to 1000 ticks, an {@link ApiException} with status 400
+   * otherwise (nothing done), 404 when there is no such schedule. A tick that ran before answers
+   * its run. Needs scope {@code admin}.
+   */
+  public List<BackfillTick> backfill(String name, Instant from, Instant to) {
+    if (from == null || to == null) {
+      throw new IllegalArgumentException("from and to must not be null");
+    }
+    JsonNode r =
+        transport.post(
+            path(name) + "/backfill", Map.of("from", from.toString(), "to", to.toString()));
+    JavaType listType =
+        Transport.JSON.getTypeFactory().constructCollectionType(List.class, BackfillTick.class);
+    return Transport.JSON.convertValue(r.get("ticks"), listType);
   }
 
   /** Deletes the schedule (the runs it started are left alone); false when there was none. */

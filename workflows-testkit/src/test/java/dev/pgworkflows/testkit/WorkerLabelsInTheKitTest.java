@@ -35,7 +35,9 @@ class WorkerLabelsInTheKitTest {
   void aStepNeedingLabelsMovesToTheWorkerThatHasThem() {
     try (WorkflowTestKit kit = WorkflowTestKit.start()) {
       WorkflowClient client = kit.client();
-      try (Worker cpu = pipeline("jdbc").serve(kit.jdbcWorkerOptions())) {
+      Worker cpu = pipeline("jdbc").serve(kit.jdbcWorkerOptions());
+      Worker gpu = null;
+      try {
         Started run = client.start("pipeline", 1);
         // Alone, the worker without the labels runs prep and hands train on: the run waits.
         Awaitility.await()
@@ -45,13 +47,16 @@ class WorkerLabelsInTheKitTest {
                     assertThat(client.runs().blockers("pipeline", run.runId()))
                         .extracting(b -> b.kind())
                         .contains("no_worker_with_labels"));
-        try (Worker gpu =
-            pipeline("gpu").serve(kit.workerOptions().labels(Map.of("gpu", "true")))) {
-          assertThat(
-                  client
-                      .runs()
-                      .awaitResult("pipeline", run.runId(), String.class, Duration.ofSeconds(30)))
-              .isEqualTo("jdbc,gpu");
+        gpu = pipeline("gpu").serve(kit.workerOptions().labels(Map.of("gpu", "true")));
+        assertThat(
+                client
+                    .runs()
+                    .awaitResult("pipeline", run.runId(), String.class, Duration.ofSeconds(30)))
+            .isEqualTo("jdbc,gpu");
+      } finally {
+        cpu.close();
+        if (gpu != null) {
+          gpu.close();
         }
       }
     }

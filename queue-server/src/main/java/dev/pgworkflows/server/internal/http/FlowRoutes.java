@@ -3,6 +3,7 @@ package dev.pgworkflows.server.internal.http;
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.FlowChecks;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
+import dev.pgworkflows.engine.internal.runtime.StickyWorkflows;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.store.FlowStore;
 import dev.pgworkflows.protocol.CancelOnRules;
@@ -26,11 +27,14 @@ public final class FlowRoutes {
   private final FlowStore store;
   private final WorkerCalls calls;
   private final CodeRegistrations registrations;
+  private final StickyWorkflows sticky;
 
-  public FlowRoutes(FlowStore store, WorkerCalls calls, CodeRegistrations registrations) {
+  public FlowRoutes(
+      FlowStore store, WorkerCalls calls, CodeRegistrations registrations, StickyWorkflows sticky) {
     this.store = store;
     this.calls = calls;
     this.registrations = registrations;
+    this.sticky = sticky;
   }
 
   public void register(RoutesConfig routes) {
@@ -107,10 +111,10 @@ public final class FlowRoutes {
   private void setRouting(Context ctx) {
     String name = Params.workflow(ctx);
     WorkerRouting req = FlowChecks.routing(JsonBodies.read(ctx, WorkerRouting.class));
-    JsonBodies.respond(
-        ctx,
-        200,
-        store.setWorkerRouting(name, req).orElse(new WorkerRouting(name, null, null, false)));
+    WorkerRouting set =
+        store.setWorkerRouting(name, req).orElse(new WorkerRouting(name, null, null, false));
+    sticky.refresh();
+    JsonBodies.respond(ctx, 200, set);
   }
 
   private void setCodeRouting(Context ctx) {

@@ -33,19 +33,28 @@ public final class OperatorAudit {
    */
   private record Audited(String action, List<String> target, List<String> fields) {}
 
-  /** The schedules' changes: who made, changed, paused, resumed or deleted which schedule. */
+  /**
+   * The schedules' changes: who made, changed, paused, resumed, backfilled or deleted which
+   * schedule.
+   */
   private static final Map<String, Audited> SCHEDULES =
       Map.of(
           "POST /v1/schedules",
           new Audited(
-              "schedule.create", List.of(), List.of("name", "workflow", "cron", "zone", "catchUp")),
+              "schedule.create",
+              List.of(),
+              List.of("name", "workflow", "cron", "zone", "catchUp", "overlap")),
           "PUT /v1/schedules/{name}",
           new Audited(
-              "schedule.update", List.of("name"), List.of("workflow", "cron", "zone", "catchUp")),
+              "schedule.update",
+              List.of("name"),
+              List.of("workflow", "cron", "zone", "catchUp", "overlap")),
           "POST /v1/schedules/{name}/pause",
           new Audited("schedule.pause", List.of("name"), List.of()),
           "POST /v1/schedules/{name}/resume",
           new Audited("schedule.resume", List.of("name"), List.of("nextTick")),
+          "POST /v1/schedules/{name}/backfill",
+          new Audited("schedule.backfill", List.of("name"), List.of()),
           "DELETE /v1/schedules/{name}",
           new Audited("schedule.delete", List.of("name"), List.of()));
 

@@ -118,6 +118,7 @@ public final class RouteScopes {
           Map.entry("PUT /v1/schedules/{name}", ADMIN),
           Map.entry("POST /v1/schedules/{name}/pause", ADMIN),
           Map.entry("POST /v1/schedules/{name}/resume", ADMIN),
+          Map.entry("POST /v1/schedules/{name}/backfill", ADMIN),
           Map.entry("DELETE /v1/schedules/{name}", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/concurrency", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/throttle", ADMIN),

@@ -2,9 +2,11 @@ package dev.pgworkflows.server.internal.http;
 
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.ScheduleChecks;
+import dev.pgworkflows.engine.internal.runtime.Backfills;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.schedule.Cron;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
+import dev.pgworkflows.protocol.BackfillRequest;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.ScheduleRequest;
 import dev.pgworkflows.protocol.ScheduleState;
@@ -16,18 +18,24 @@ import java.time.InstantSource;
 
 /**
  * {@code /v1/schedules}: cron schedules the server ticks (create, list, inspect, change, pause,
- * resume, delete), and {@code POST /v1/workflows/{name}/schedules}, where a worker registers the
- * schedules of its workflow's definition (source {@code code}). Next ticks are computed here, on
- * the server's clock; every field is checked before any I/O.
+ * resume, backfill, delete), and {@code POST /v1/workflows/{name}/schedules}, where a worker
+ * registers the schedules of its workflow's definition (source {@code code}). Next ticks are
+ * computed here, on the server's clock; every field is checked before any I/O.
  */
 public final class ScheduleRoutes {
   private final ScheduleStore store;
   private final CodeRegistrations registrations;
+  private final Backfills backfills;
   private final InstantSource clock;
 
-  public ScheduleRoutes(ScheduleStore store, CodeRegistrations registrations, InstantSource clock) {
+  public ScheduleRoutes(
+      ScheduleStore store,
+      CodeRegistrations registrations,
+      Backfills backfills,
+      InstantSource clock) {
     this.store = store;
     this.registrations = registrations;
+    this.backfills = backfills;
     this.clock = clock;
   }
 
@@ -38,6 +46,7 @@ public final class ScheduleRoutes {
     routes.put("/v1/schedules/{name}", this::update);
     routes.post("/v1/schedules/{name}/pause", ctx -> pause(ctx, true));
     routes.post("/v1/schedules/{name}/resume", ctx -> pause(ctx, false));
+    routes.post("/v1/schedules/{name}/backfill", this::backfill);
     routes.delete("/v1/schedules/{name}", this::delete);
     routes.post("/v1/workflows/{name}/schedules", this::registerFromCode);
   }
@@ -69,6 +78,11 @@ public final class ScheduleRoutes {
       next = Cron.parse(s.cron(), s.zone()).next(clock.instant()).orElse(null);
     }
     JsonBodies.respond(ctx, 200, store.pause(name, paused, next));
+  }
+
+  private void backfill(Context ctx) {
+    String name = name(ctx);
+    JsonBodies.respond(ctx, 200, backfills.run(name, JsonBodies.read(ctx, BackfillRequest.class)));
   }
 
   private void delete(Context ctx) {

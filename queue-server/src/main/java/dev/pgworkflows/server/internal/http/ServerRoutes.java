@@ -47,7 +47,7 @@ public final class ServerRoutes {
     return List.of(
         // The worker protocol's and the runs' routes, the busiest, first.
         new PollRoutes(calls)::register,
-        new StreamRoutes(streams, core.versions(), core.sightings())::register,
+        new StreamRoutes(streams, core.versions(), core.sightings(), core.sticky())::register,
         new CompletionRoutes(core.completions(), calls, streams, p.clock())::register,
         new LeaseRoutes(calls, streams)::register,
         new JournalTailRoutes(calls)::register,
@@ -60,8 +60,10 @@ public final class ServerRoutes {
         new StateRoutes(runs, core.stateStore(), core.stateWaits())::register,
         new RunControlRoutes(operations, runs)::register,
         new ChildRoutes(calls, p.tracing())::register,
-        new ScheduleRoutes(new ScheduleStore(p.sql()), core.registrations(), p.clock())::register,
-        new FlowRoutes(core.flowStore(), calls, core.registrations())::register,
+        new ScheduleRoutes(
+                new ScheduleStore(p.sql()), core.registrations(), core.backfills(), p.clock())
+            ::register,
+        new FlowRoutes(core.flowStore(), calls, core.registrations(), core.sticky())::register,
         new CallbackRoutes(core.callbackCalls())::register,
         new UpdateRoutes(core.updateCalls(), p.tracing())::register,
         new HealthRoutes(p.sql(), core::listening)::register,

@@ -4,6 +4,7 @@ import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.WorkerChecks;
 import dev.pgworkflows.engine.internal.runtime.LongPoll;
 import dev.pgworkflows.engine.internal.runtime.SlotReport;
+import dev.pgworkflows.engine.internal.runtime.StickyWorkflows;
 import dev.pgworkflows.engine.internal.runtime.TaskStream;
 import dev.pgworkflows.engine.internal.runtime.TaskStreams;
 import dev.pgworkflows.engine.internal.runtime.VersionRegistry;
@@ -21,11 +22,17 @@ public final class StreamRoutes {
   private final TaskStreams streams;
   private final VersionRegistry versions;
   private final WorkerSightings sightings;
+  private final StickyWorkflows sticky;
 
-  public StreamRoutes(TaskStreams streams, VersionRegistry versions, WorkerSightings sightings) {
+  public StreamRoutes(
+      TaskStreams streams,
+      VersionRegistry versions,
+      WorkerSightings sightings,
+      StickyWorkflows sticky) {
     this.streams = streams;
     this.versions = versions;
     this.sightings = sightings;
+    this.sticky = sticky;
   }
 
   public void register(RoutesConfig routes) {
@@ -50,7 +57,9 @@ public final class StreamRoutes {
     Integer journalMax = WorkerChecks.journalMax("journalMax", req.journalMax());
     WorkerIdentity who = WorkerHeaders.of(ctx);
     versions.register(name, req.versions());
-    TaskStream s = streams.open(name, req.versions(), slots, lease, seconds, journalMax, who);
+    TaskStream s =
+        streams.open(
+            name, req.versions(), slots, lease, seconds, journalMax, who, sticky.contains(name));
     if (s == null) {
       throw new ApiException(
           503,

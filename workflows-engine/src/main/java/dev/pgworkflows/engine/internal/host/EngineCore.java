@@ -7,6 +7,7 @@ import dev.pgworkflows.engine.internal.maintenance.Retention;
 import dev.pgworkflows.engine.internal.maintenance.ScheduleTicker;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.maintenance.WorkerRegistry;
+import dev.pgworkflows.engine.internal.runtime.Backfills;
 import dev.pgworkflows.engine.internal.runtime.CallbackCalls;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.runtime.Completions;
@@ -17,6 +18,7 @@ import dev.pgworkflows.engine.internal.runtime.RunCalls;
 import dev.pgworkflows.engine.internal.runtime.RunEnds;
 import dev.pgworkflows.engine.internal.runtime.Starts;
 import dev.pgworkflows.engine.internal.runtime.StateWaits;
+import dev.pgworkflows.engine.internal.runtime.StickyWorkflows;
 import dev.pgworkflows.engine.internal.runtime.StreamWrites;
 import dev.pgworkflows.engine.internal.runtime.TaskPolls;
 import dev.pgworkflows.engine.internal.runtime.Timers;
@@ -170,6 +172,8 @@ public final class EngineCore implements AutoCloseable {
   private final CallbackCalls callbackCalls;
   private final UpdateCalls updateCalls;
   private final CodeRegistrations registrations;
+  private final Backfills backfills;
+  private final StickyWorkflows sticky;
   private final StreamWrites streamWrites;
   private final Leadership leadership;
   private final Retention retention;
@@ -247,6 +251,7 @@ public final class EngineCore implements AutoCloseable {
         new Completions(
             tasks, timers, events, runEnds, spans, versions, clock, stateWaits::changed);
     this.flowStore = new FlowStore(sql);
+    this.sticky = new StickyWorkflows(flowStore);
     this.chainStore = new ChainStore(sql, settings.maxRetentionDays());
     this.calls =
         new WorkerCalls(
@@ -262,7 +267,8 @@ public final class EngineCore implements AutoCloseable {
                 runs,
                 runEnds,
                 events,
-                stateWaits::changed));
+                stateWaits::changed,
+                sticky));
 
     this.runCalls = new RunCalls(starts, runs, chainStore, runEnds, events);
     this.callbackCalls = new CallbackCalls(new CallbackStore(sql), runCalls);
@@ -275,7 +281,8 @@ public final class EngineCore implements AutoCloseable {
             runCalls,
             new UpdateWaits(updates::results, scheduler, io, Duration.ofMillis(250)),
             events);
-    this.registrations = new CodeRegistrations(new ScheduleStore(sql), flowStore, clock);
+    this.registrations = new CodeRegistrations(new ScheduleStore(sql), flowStore, sticky, clock);
+    this.backfills = new Backfills(new ScheduleStore(sql), settings.maxRetentionDays(), events);
     this.streamWrites = new StreamWrites(new RunStreamStore(sql));
 
     Sweeper.Listener swept = hooks.swept() == null ? s -> {} : hooks.swept();
@@ -321,6 +328,9 @@ public final class EngineCore implements AutoCloseable {
           fallbackPollMs,
           fallbackPollMs,
           TimeUnit.MILLISECONDS);
+      // Read on the I/O threads: the scheduler's two threads run the timers, which must not wait
+      // for a connection.
+      scheduler.scheduleWithFixedDelay(() -> io.execute(sticky::refresh), 0, 2, TimeUnit.SECONDS);
     }
     return this;
   }
@@ -445,6 +455,16 @@ public final class EngineCore implements AutoCloseable {
 
   public CodeRegistrations registrations() {
     return registrations;
+  }
+
+  /** The workflows whose runs stick to their worker, as last read. */
+  public StickyWorkflows sticky() {
+    return sticky;
+  }
+
+  /** Schedules' past ticks run now. */
+  public Backfills backfills() {
+    return backfills;
   }
 
   public StreamWrites streamWrites() {

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * Runs the schedules' ticks: every {@code interval} it takes the schedules due by the server's
  * clock (locked, skipping those another server holds), works out each one's ticks and next tick
  * with {@link TickPlan}, and fires them in the same transaction ({@code queue.schedule_fire}, which
- * starts one run per tick, idempotent by the tick's key). A schedule whose tick fails is rolled
- * back alone and tried again on the next pass.
+ * starts one run per tick, idempotent by the tick's key, under the schedule's overlap policy). A
+ * schedule whose tick fails is rolled back alone and tried again on the next pass. Each pass also
+ * starts the buffered ticks whose turn came ({@code queue.schedule_drain}).
  */
 public final class ScheduleTicker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ScheduleTicker.class);
@@ -64,6 +65,7 @@ public final class ScheduleTicker implements AutoCloseable {
       for (int i = 0; i < 10 && batch() == BATCH; i++) {
         log.debug("a full batch of schedules was due");
       }
+      drain();
     } catch (SQLException | RuntimeException e) {
       log.warn("schedule pass failed, next in {} ms: {}", interval.toMillis(), e.getMessage());
     }
@@ -103,6 +105,19 @@ public final class ScheduleTicker implements AutoCloseable {
       }
     }
     return taken;
+  }
+
+  /** Starts the buffered ticks of schedules whose last run ended, in one transaction. */
+  void drain() throws SQLException {
+    List<ScheduleStore.Fired> started;
+    try (Connection c = pool.getConnection()) {
+      started = ScheduleStore.drain(c, BATCH, maxRetentionDays);
+    }
+    for (ScheduleStore.Fired f : started) {
+      if (f.created()) {
+        events.started(f.workflow());
+      }
+    }
   }
 
   private List<ScheduleStore.Fired> fire(Connection c, ScheduleState s, Instant now)

@@ -31,11 +31,14 @@ public final class CodeRegistrations {
 
   private final ScheduleStore schedules;
   private final FlowStore flow;
+  private final StickyWorkflows sticky;
   private final InstantSource clock;
 
-  public CodeRegistrations(ScheduleStore schedules, FlowStore flow, InstantSource clock) {
+  public CodeRegistrations(
+      ScheduleStore schedules, FlowStore flow, StickyWorkflows sticky, InstantSource clock) {
     this.schedules = schedules;
     this.flow = flow;
+    this.sticky = sticky;
     this.clock = clock;
   }
 
@@ -94,8 +97,11 @@ public final class CodeRegistrations {
    * stored (any worker: {@code require} and {@code prefer} null, {@code sticky} false).
    */
   public WorkerRouting routing(String workflow, WorkerRouting req) {
-    return flow.setWorkerRouting(workflow, FlowChecks.routing(req))
-        .orElse(new WorkerRouting(workflow, null, null, false));
+    WorkerRouting set =
+        flow.setWorkerRouting(workflow, FlowChecks.routing(req))
+            .orElse(new WorkerRouting(workflow, null, null, false));
+    sticky.refresh();
+    return set;
   }
 
   /** Replaces the cancel-on rules of {@code workflow}'s definition; answers them as stored. */

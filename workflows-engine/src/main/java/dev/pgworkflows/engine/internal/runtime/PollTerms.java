@@ -19,7 +19,8 @@ public record PollTerms(
     int leaseSeconds,
     Integer journalMax,
     String worker,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    boolean ownKind) {
 
   public PollTerms {
     versions = List.copyOf(versions);
@@ -28,7 +29,7 @@ public record PollTerms(
 
   /** Terms of an unnamed worker. */
   public PollTerms(List<Integer> versions, int max, int leaseSeconds, Integer journalMax) {
-    this(versions, max, leaseSeconds, journalMax, null, Map.of());
+    this(versions, max, leaseSeconds, journalMax, null, Map.of(), false);
   }
 
   /** Terms that always carry the whole journal. */
@@ -38,19 +39,22 @@ public record PollTerms(
 
   /** These terms with {@code journalMax}. */
   public PollTerms withJournalMax(Integer journalMax) {
-    return new PollTerms(versions, max, leaseSeconds, journalMax, worker, labels);
+    return new PollTerms(versions, max, leaseSeconds, journalMax, worker, labels, ownKind);
   }
 
-  /** These terms for the worker {@code who} (null: unnamed). */
-  public PollTerms of(WorkerIdentity who) {
+  /**
+   * These terms for the worker {@code who} (null: unnamed), whose polls are a kind of their own
+   * when {@code sticky} (its workflow's runs stick to their worker).
+   */
+  public PollTerms of(WorkerIdentity who, boolean sticky) {
     return who == null
         ? this
-        : new PollTerms(versions, max, leaseSeconds, journalMax, who.id(), who.labels());
+        : new PollTerms(versions, max, leaseSeconds, journalMax, who.id(), who.labels(), sticky);
   }
 
   /** These terms taking up to {@code max}. */
   public PollTerms withMax(int max) {
-    return new PollTerms(versions, max, leaseSeconds, journalMax, worker, labels);
+    return new PollTerms(versions, max, leaseSeconds, journalMax, worker, labels, ownKind);
   }
 
   /** Leases the tasks these terms take of workflow {@code name}. */
@@ -59,13 +63,14 @@ public record PollTerms(
   }
 
   /**
-   * What a waiting poll can take, for passing on a wake-up it could not use: polls of one worker
-   * that list the same versions in another order take the same runs and are one kind. Another
-   * worker's poll is another kind: the runs sticking to it, and its labels, may give it others.
+   * What a waiting poll can take, for passing on a wake-up it could not use: polls that list the
+   * same versions in another order take the same runs and are one kind, unless their labels differ
+   * (which may give them other runs), or they are of a workflow whose runs stick to their worker
+   * ({@code ownKind}: each worker's polls are then a kind of their own).
    */
   public String waitKey() {
     return new TreeSet<>(versions)
-        + (worker == null ? "" : " " + worker)
+        + (ownKind && worker != null ? " " + worker : "")
         + (labels.isEmpty() ? "" : " " + Labels.format(labels));
   }
 }

@@ -122,6 +122,7 @@ public final class TaskStream {
       int seconds,
       Integer journalMax,
       WorkerIdentity who,
+      boolean sticky,
       TaskStore store,
       LongPoll longPoll,
       Timers timers,
@@ -132,7 +133,7 @@ public final class TaskStream {
     this.versions = List.copyOf(versions);
     this.leaseSeconds = leaseSeconds;
     this.journalMax = journalMax;
-    this.terms = new PollTerms(this.versions, 1, leaseSeconds, journalMax).of(who);
+    this.terms = new PollTerms(this.versions, 1, leaseSeconds, journalMax).of(who, sticky);
     this.deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     this.lot = Math.max(1, Math.min(LOT, slots / 4));
     this.store = store;

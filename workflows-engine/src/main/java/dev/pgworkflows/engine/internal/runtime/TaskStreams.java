@@ -103,7 +103,8 @@ public final class TaskStreams {
       int leaseSeconds,
       int seconds,
       Integer journalMax,
-      WorkerIdentity who) {
+      WorkerIdentity who,
+      boolean sticky) {
     if (open.size() >= maxOpen) {
       return null;
     }
@@ -117,6 +118,7 @@ public final class TaskStreams {
             seconds,
             journalMax,
             who,
+            sticky,
             store,
             longPoll,
             timers,

@@ -73,7 +73,8 @@ public final class WorkerCalls {
       RunStore runs,
       RunEnds runEnds,
       WorkflowEvents events,
-      LongConsumer stateChanged) {}
+      LongConsumer stateChanged,
+      StickyWorkflows sticky) {}
 
   private final Parts p;
 
@@ -97,7 +98,12 @@ public final class WorkerCalls {
     CompletableFuture<List<Task>> result;
     try {
       result =
-          p.polls().poll(name, new PollTerms(req.versions(), max, lease, journalMax).of(who), wait);
+          p.polls()
+              .poll(
+                  name,
+                  new PollTerms(req.versions(), max, lease, journalMax)
+                      .of(who, p.sticky().contains(name)),
+                  wait);
     } catch (RuntimeException e) {
       seen.done();
       throw e;
@@ -126,7 +132,7 @@ public final class WorkerCalls {
     }
     PollTerms terms = WorkerChecks.take(take);
     if (terms != null) {
-      terms = terms.of(who);
+      terms = terms.of(who, p.sticky().contains(name));
     }
     int n = items.size();
     List<CompletionOutcome> answers = new ArrayList<>(n);

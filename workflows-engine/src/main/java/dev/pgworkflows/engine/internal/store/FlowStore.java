@@ -88,6 +88,11 @@ public final class FlowStore {
         rs.getBoolean("sticky"));
   }
 
+  /** The workflows whose runs stick to their worker. */
+  public List<String> stickyWorkflows() {
+    return sql.list("SELECT queue.sticky_workflows()", rs -> rs.getString(1));
+  }
+
   /**
    * Hands a held task to the workers whose labels hold {@code labels} ({@code workflow_route});
    * answers routed, run_here, stale or not_running.

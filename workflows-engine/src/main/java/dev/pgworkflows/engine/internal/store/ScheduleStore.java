@@ -1,5 +1,6 @@
 package dev.pgworkflows.engine.internal.store;
 
+import dev.pgworkflows.protocol.Backfill;
 import dev.pgworkflows.protocol.ScheduleState;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -21,14 +22,26 @@ public final class ScheduleStore {
       String inputJson,
       String catchUp,
       int maxCatchUp,
-      Instant nextTick) {}
+      Instant nextTick,
+      String overlap,
+      Integer pauseAfterFailures) {}
 
   /** A run a tick started (or found started, {@code created} false). */
   public record Fired(Instant tick, String workflow, long runId, boolean created) {}
 
   private static final String COLUMNS =
       "name, workflow_name, cron, zone, input::text AS input, catch_up, max_catch_up, paused,"
-          + " next_tick, last_tick, source, created_at, updated_at";
+          + " next_tick, last_tick, source, created_at, updated_at, overlap, pause_after_failures,"
+          + " failures_in_row, cardinality(buffered) AS buffered, last_run_id";
+
+  /** A schedule made or changed by {@code call} (its settings' eight), then given its policy. */
+  private static String withPolicy(String call) {
+    return "SELECT "
+        + COLUMNS
+        + " FROM queue.schedule_set_policy((SELECT name FROM "
+        + call
+        + "(?, ?, ?, ?, ?::jsonb, ?, ?, ?)), ?, ?)";
+  }
 
   private final Sql sql;
 
@@ -37,18 +50,12 @@ public final class ScheduleStore {
   }
 
   public ScheduleState create(Settings s) {
-    return sql.one(
-            "SELECT " + COLUMNS + " FROM queue.schedule_create(?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
-            ScheduleStore::state,
-            params(s))
+    return sql.one(withPolicy("queue.schedule_create"), ScheduleStore::state, params(s))
         .orElseThrow();
   }
 
   public ScheduleState update(Settings s) {
-    return sql.one(
-            "SELECT " + COLUMNS + " FROM queue.schedule_update(?, ?, ?, ?, ?::jsonb, ?, ?, ?)",
-            ScheduleStore::state,
-            params(s))
+    return sql.one(withPolicy("queue.schedule_update"), ScheduleStore::state, params(s))
         .orElseThrow();
   }
 
@@ -68,8 +75,8 @@ public final class ScheduleStore {
                           c,
                           "SELECT "
                               + COLUMNS
-                              + " FROM (SELECT (r.schedule).* FROM queue.schedule_register("
-                              + "?, ?, ?, ?, ?::jsonb, ?, ?, ?) r) s",
+                              + " FROM queue.schedule_set_policy((SELECT (r.schedule).name FROM"
+                              + " queue.schedule_register(?, ?, ?, ?, ?::jsonb, ?, ?, ?) r), ?, ?)",
                           ScheduleStore::state,
                           params(s))
                       .get(0));
@@ -138,6 +145,46 @@ public final class ScheduleStore {
         maxRetention);
   }
 
+  /**
+   * Starts the buffered ticks whose turn came (the schedule's last run ended), of up to {@code
+   * limit} schedules.
+   */
+  public static List<Fired> drain(Connection c, int limit, int maxRetention) throws SQLException {
+    return Sql.list(
+        c,
+        "SELECT tick, workflow_name, run_id, created FROM queue.schedule_drain(?, ?)",
+        rs ->
+            new Fired(
+                rs.getObject(1, OffsetDateTime.class).toInstant(),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getBoolean(4)),
+        limit,
+        maxRetention);
+  }
+
+  /** Runs {@code ticks} of schedule {@code name} now under its overlap policy. */
+  public List<Backfill.Tick> backfill(String name, List<Instant> ticks, int maxRetention) {
+    return sql.onConnection(
+        c ->
+            Sql.list(
+                c,
+                "SELECT tick, outcome, run_id, created"
+                    + " FROM queue.schedule_backfill(?, ?::timestamptz[], ?)",
+                rs -> {
+                  long run = rs.getLong(3);
+                  Long runId = rs.wasNull() ? null : run;
+                  return new Backfill.Tick(
+                      rs.getObject(1, OffsetDateTime.class).toInstant(),
+                      rs.getString(2),
+                      runId,
+                      runId == null ? null : rs.getBoolean(4));
+                },
+                name,
+                c.createArrayOf("text", ticks.stream().map(Instant::toString).toArray()),
+                maxRetention));
+  }
+
   private static Object[] params(Settings s) {
     return new Object[] {
       s.name(),
@@ -147,7 +194,9 @@ public final class ScheduleStore {
       s.inputJson(),
       s.catchUp(),
       s.maxCatchUp(),
-      at(s.nextTick())
+      at(s.nextTick()),
+      s.overlap(),
+      s.pauseAfterFailures()
     };
   }
 
@@ -174,6 +223,11 @@ public final class ScheduleStore {
         instant(rs, "last_tick"),
         rs.getString("source"),
         instant(rs, "created_at"),
-        instant(rs, "updated_at"));
+        instant(rs, "updated_at"),
+        rs.getString("overlap"),
+        (Integer) rs.getObject("pause_after_failures"),
+        rs.getInt("failures_in_row"),
+        rs.getInt("buffered"),
+        (Long) rs.getObject("last_run_id"));
   }
 }

@@ -7,8 +7,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Waiting worker polls are told apart by the versions they take, not by how they list them, and by
- * the worker and labels that may give them runs others do not get.
+ * Waiting worker polls are told apart by the versions they take, not by how they list them; by
+ * labels, which may give them other runs; and by worker only where runs stick to their worker.
  */
 class WaitKeyTest {
 
@@ -29,12 +29,15 @@ class WaitKeyTest {
   }
 
   @Test
-  void pollsOfOtherWorkersOrLabelsAreAnotherKind() {
+  void pollsOfOtherLabelsAreAnotherKindAndOfOtherWorkersOnlyWhereRunsStick() {
     PollTerms plain = new PollTerms(List.of(1), 4, 60);
-    PollTerms a = plain.of(new WorkerIdentity("a", "h", 4));
-    PollTerms gpu = plain.of(new WorkerIdentity("a", "h", 4, Map.of("gpu", "true")));
-    assertThat(a.waitKey()).isNotEqualTo(plain.waitKey());
-    assertThat(gpu.waitKey()).isNotEqualTo(a.waitKey());
-    assertThat(plain.of(new WorkerIdentity("a", "h", 8)).waitKey()).isEqualTo(a.waitKey());
+    WorkerIdentity a = new WorkerIdentity("a", "h", 4);
+    WorkerIdentity b = new WorkerIdentity("b", "h", 4);
+    assertThat(plain.of(a, false).waitKey()).isEqualTo(plain.of(b, false).waitKey());
+    assertThat(plain.of(a, true).waitKey()).isNotEqualTo(plain.of(b, true).waitKey());
+    assertThat(plain.of(a, true).waitKey())
+        .isEqualTo(plain.of(new WorkerIdentity("a", "h", 8), true).waitKey());
+    PollTerms gpu = plain.of(new WorkerIdentity("a", "h", 4, Map.of("gpu", "true")), false);
+    assertThat(gpu.waitKey()).isNotEqualTo(plain.of(a, false).waitKey());
   }
 }

@@ -16,6 +16,11 @@ public final class ScheduleRequests {
         schedule.zone(),
         schedule.input() == null ? null : Transport.JSON.valueToTree(schedule.input()),
         schedule.catchUp().wire(),
-        schedule.maxCatchUp());
+        schedule.maxCatchUp(),
+        // Left out at their defaults: a server of the last release knows neither field.
+        schedule.overlap() == Schedule.Overlap.ALLOW_ALL ? null : schedule.overlap().wire(),
+        schedule.pauseAfterFailures().isPresent()
+            ? Integer.valueOf(schedule.pauseAfterFailures().getAsInt())
+            : null);
   }
 }

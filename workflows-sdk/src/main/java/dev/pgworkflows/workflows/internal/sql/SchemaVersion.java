@@ -62,7 +62,7 @@ public final class SchemaVersion {
     WORKER(
         "pgworkflows_worker",
         "a worker",
-        "queue.workflow_poll(text,integer[],integer,integer,integer,timestamp with time zone)",
+        "queue.workflow_poll(text,integer[],integer,integer,integer,timestamp with time zone,text,jsonb)",
         "queue.workflow_complete_batch(text,jsonb)",
         "queue.workflow_journal_steps(bigint,bigint,bigint,jsonb)");
 
