@@ -210,6 +210,27 @@ AS $$
     SELECT to_char(p_tick AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
 $$;
 
+-- Raises 22023 unless p_ticks are whole seconds in increasing order, from p_from to before p_before
+-- when those are given (a fire's due and next ticks).
+CREATE OR REPLACE FUNCTION queue.schedule_check_ticks(p_ticks timestamp with time zone[], p_from timestamp with time zone, p_before timestamp with time zone)
+ RETURNS void
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $$
+DECLARE
+    t      timestamptz;
+    v_prev timestamptz;
+BEGIN
+    FOREACH t IN ARRAY coalesce(p_ticks, '{}'::timestamptz[]) LOOP
+        IF t < p_from OR t >= p_before OR t <= v_prev OR date_trunc('second', t) <> t THEN
+            RAISE EXCEPTION 'ticks must be whole seconds in order%',
+                CASE WHEN p_from IS NULL THEN '' ELSE ' from the due tick to before the next' END
+                USING ERRCODE = '22023';
+        END IF;
+        v_prev := t;
+    END LOOP;
+END $$;
+
 -- Starts the run of tick p_tick of schedule v (its row locked by the caller) and makes it the
 -- schedule's last run. Its key is __schedule/<name>/<tick>, so a tick already run answers its run
 -- (created false). The input is the schedule's with "scheduledAt": "<tick>" set when it is an
@@ -338,13 +359,8 @@ BEGIN
     IF p_next IS NOT NULL AND p_next <= p_due THEN
         RAISE EXCEPTION 'the next tick must come after the due one' USING ERRCODE = '22023';
     END IF;
-    FOREACH t IN ARRAY coalesce(p_ticks, '{}'::timestamptz[]) LOOP
-        IF t < p_due OR t >= p_next OR t <= v_prev OR date_trunc('second', t) <> t THEN
-            RAISE EXCEPTION 'ticks must be whole seconds in order from the due tick to before the next'
-                USING ERRCODE = '22023';
-        END IF;
-        v_prev := t;
-    END LOOP;
+    PERFORM queue.schedule_check_ticks(p_ticks, p_due, p_next);
+    v_prev := p_ticks[cardinality(p_ticks)];
     IF queue.schedule_count_failures(p_name) THEN
         RETURN;
     END IF;
@@ -445,7 +461,6 @@ AS $$
 DECLARE
     v      queue.schedule;
     t      timestamptz;
-    v_prev timestamptz;
     x      record;
 BEGIN
     SELECT * INTO v FROM queue.schedule s WHERE s.name = p_name FOR UPDATE;
@@ -453,12 +468,7 @@ BEGIN
         RAISE EXCEPTION 'schedule "%" does not exist', p_name USING ERRCODE = 'P0002';
     END IF;
     PERFORM queue.check_range('ticks', coalesce(cardinality(p_ticks), 0), 1, 1000);
-    FOREACH t IN ARRAY p_ticks LOOP
-        IF t <= v_prev OR date_trunc('second', t) <> t THEN
-            RAISE EXCEPTION 'ticks must be whole seconds in order' USING ERRCODE = '22023';
-        END IF;
-        v_prev := t;
-    END LOOP;
+    PERFORM queue.schedule_check_ticks(p_ticks, NULL, NULL);
     FOREACH t IN ARRAY p_ticks LOOP
         -- Failures are counted as for any tick; an operator's backfill runs even if they pause it.
         PERFORM queue.schedule_count_failures(p_name);
