@@ -9,10 +9,10 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The README's captions, against the server of its first command on port 7700: a step that needs
- * a worker with the label {@code gpu=true} waits for one, then runs there. The body of {@link
- * #main} is the README's block, line for line (checked by a test; the build runs this class against
- * a server, see .ci/run).
+ * The README's captions, against the server of its first command on port 7700: a step that needs a
+ * worker with the label {@code gpu=true} waits for one, then runs there. The body of {@link #main}
+ * is the README's block, line for line (checked by a test; the build runs this class against a
+ * server, see .ci/run).
  */
 public final class GpuSteps {
   private GpuSteps() {}
