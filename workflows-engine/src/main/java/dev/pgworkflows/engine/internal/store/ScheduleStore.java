@@ -132,12 +132,7 @@ public final class ScheduleStore {
         c,
         "SELECT tick, workflow_name, run_id, created"
             + " FROM queue.schedule_fire(?, ?, ?::timestamptz[], ?, ?)",
-        rs ->
-            new Fired(
-                rs.getObject(1, OffsetDateTime.class).toInstant(),
-                rs.getString(2),
-                rs.getLong(3),
-                rs.getBoolean(4)),
+        ScheduleStore::fired,
         name,
         at(due),
         c.createArrayOf("text", ticks.stream().map(Instant::toString).toArray()),
@@ -153,12 +148,7 @@ public final class ScheduleStore {
     return Sql.list(
         c,
         "SELECT tick, workflow_name, run_id, created FROM queue.schedule_drain(?, ?)",
-        rs ->
-            new Fired(
-                rs.getObject(1, OffsetDateTime.class).toInstant(),
-                rs.getString(2),
-                rs.getLong(3),
-                rs.getBoolean(4)),
+        ScheduleStore::fired,
         limit,
         maxRetention);
   }
@@ -183,6 +173,15 @@ public final class ScheduleStore {
                 name,
                 c.createArrayOf("text", ticks.stream().map(Instant::toString).toArray()),
                 maxRetention));
+  }
+
+  /** A row of tick, workflow, run and created. */
+  private static Fired fired(ResultSet rs) throws SQLException {
+    return new Fired(
+        rs.getObject(1, OffsetDateTime.class).toInstant(),
+        rs.getString(2),
+        rs.getLong(3),
+        rs.getBoolean(4));
   }
 
   private static Object[] params(Settings s) {

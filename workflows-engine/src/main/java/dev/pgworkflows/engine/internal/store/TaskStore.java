@@ -39,16 +39,8 @@ public final class TaskStore {
 
   /**
    * Leases up to {@code max} tasks of these versions ({@code workflow_poll}); a journal of more
-   * than {@code journalMax} rows is withheld (null), null: never.
-   */
-  public List<Task> poll(
-      String name, List<Integer> versions, int max, int leaseSeconds, Integer journalMax) {
-    return poll(name, versions, max, leaseSeconds, journalMax, null, Map.of());
-  }
-
-  /**
-   * As {@link #poll(String, List, int, int, Integer)}, for the worker {@code worker} (null:
-   * unnamed) with {@code labels}: a workflow's routing may keep tasks from it or give it others.
+   * than {@code journalMax} rows is withheld (null), null: never. {@code worker} (null: unnamed)
+   * polls with {@code labels}: a workflow's routing may keep tasks from it or give it others.
    */
   public List<Task> poll(
       String name,
