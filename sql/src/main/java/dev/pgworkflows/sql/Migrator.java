@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,14 @@ public final class Migrator {
 
   /** Arbitrary but fixed: every process of every version must agree on it. */
   static final long LOCK_KEY = 0x70677766_6d696772L;
+
+  /**
+   * How long one statement of the migration waits for a table lock before the attempt gives way.
+   */
+  static final long LOCK_TIMEOUT_MS = 5_000;
+
+  /** How long attempts that gave way to other sessions' locks are made again. */
+  static final long RETRY_FOR_MS = 120_000;
 
   private final DataSource dataSource;
   private final List<Migration> migrations;
@@ -65,37 +74,83 @@ public final class Migrator {
         s.execute("SELECT pg_advisory_lock(" + LOCK_KEY + ")");
       }
       try {
-        c.setAutoCommit(false);
-        try {
-          Result result = migrateLocked(c);
-          c.commit();
-          if (!result.applied().isEmpty()) {
-            log.info(
-                "schema migrated from version {} to {}: {}",
-                result.fromVersion(),
-                result.toVersion(),
-                result.applied());
-          }
-          if (!result.functionFilesApplied().isEmpty()) {
-            log.info(
-                "functions applied from {}{}",
-                result.functionFilesApplied(),
-                result.functionsDropped().isEmpty()
-                    ? ""
-                    : "; dropped " + result.functionsDropped());
-          }
-          return result;
-        } catch (SQLException | RuntimeException e) {
-          c.rollback();
-          throw e;
-        } finally {
-          c.setAutoCommit(true);
+        Result result = migrateRetrying(c);
+        if (!result.applied().isEmpty()) {
+          log.info(
+              "schema migrated from version {} to {}: {}",
+              result.fromVersion(),
+              result.toVersion(),
+              result.applied());
         }
+        if (!result.functionFilesApplied().isEmpty()) {
+          log.info(
+              "functions applied from {}{}",
+              result.functionFilesApplied(),
+              result.functionsDropped().isEmpty() ? "" : "; dropped " + result.functionsDropped());
+        }
+        return result;
       } finally {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT pg_advisory_unlock(" + LOCK_KEY + ")");
         }
       }
+    }
+  }
+
+  /**
+   * One transaction, tried again when PostgreSQL aborts it for a deadlock or a lock it could not
+   * take within {@link #LOCK_TIMEOUT_MS}. Servers of the previous release keep serving while a new
+   * one migrates, and a migration that alters a table they write takes its locks in whatever order
+   * its statements run, so either can happen under load. A lock timeout also keeps an {@code ALTER
+   * TABLE} from queueing their statements behind it for long.
+   */
+  private Result migrateRetrying(Connection c) throws SQLException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_FOR_MS);
+    for (int attempt = 1; ; attempt++) {
+      c.setAutoCommit(false);
+      try {
+        try (Statement s = c.createStatement()) {
+          s.execute("SET LOCAL lock_timeout = " + LOCK_TIMEOUT_MS);
+        }
+        Result result = migrateLocked(c);
+        c.commit();
+        return result;
+      } catch (SQLException e) {
+        c.rollback();
+        if (!isLockConflict(e) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        log.warn(
+            "migration attempt {} gave way to other sessions' locks ({}); trying again",
+            attempt,
+            e.getMessage());
+        sleep(Math.min(2_000, 100L << Math.min(attempt, 4)));
+      } catch (RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /** A deadlock (40P01) or a lock not taken in time (55P03), here or in a statement it wrapped. */
+  static boolean isLockConflict(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && ("40P01".equals(sql.getSQLState()) || "55P03".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void sleep(long ms) throws SQLException {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting to migrate again", e);
     }
   }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +107,67 @@ class MigratorTest {
     try (Connection c = db.connect()) {
       assertThat(scalar(c, "SELECT to_regclass('queue.half_done') IS NULL")).isEqualTo("t");
       assertThat(Migrator.currentVersion(c)).isEqualTo(Migrations.latestVersion());
+    }
+  }
+
+  @Test
+  void aMigrationPostgresAbortsForADeadlockIsMadeAgainAndApplied() throws Exception {
+    TestDatabase db = TestDatabase.fresh();
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE public.first_t (x int); CREATE TABLE public.second_t (x int)");
+    }
+    List<Migration> withAlters = new ArrayList<>(Migrations.shipped());
+    int version = withAlters.size() + 1;
+    String name = "V" + version + "__alters_both.sql";
+    withAlters.add(
+        new Migration(
+            version,
+            name,
+            "ALTER TABLE public.first_t ADD COLUMN y int;"
+                + " ALTER TABLE public.second_t ADD COLUMN y int;"));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection other = db.connect();
+        Statement otherSql = other.createStatement()) {
+      // Another session writes second_t, then wants first_t, which the migration holds while it
+      // waits for second_t: a deadlock, which PostgreSQL ends by aborting the migration (it has
+      // waited longest, so its deadlock check runs first).
+      other.setAutoCommit(false);
+      otherSql.execute("LOCK TABLE public.second_t IN ROW EXCLUSIVE MODE");
+      Future<Migrator.Result> migration =
+          pool.submit(
+              () -> new Migrator(db.dataSource(), withAlters, FunctionFile.shipped()).migrate());
+      awaitALockWaitOn(db, "second_t");
+      otherSql.execute("LOCK TABLE public.first_t IN ROW EXCLUSIVE MODE");
+      other.commit();
+      Migrator.Result result = migration.get(60, TimeUnit.SECONDS);
+      assertThat(result.applied()).containsExactly(name);
+    } finally {
+      pool.shutdownNow();
+    }
+    try (Connection c = db.connect()) {
+      assertThat(Migrator.currentVersion(c)).isEqualTo(version);
+      assertThat(
+              scalar(
+                  c,
+                  "SELECT count(*) FROM information_schema.columns"
+                      + " WHERE table_schema = 'public' AND column_name = 'y'"))
+          .isEqualTo("2");
+    }
+  }
+
+  private static void awaitALockWaitOn(TestDatabase db, String table) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    try (Connection c = db.connect()) {
+      while (!scalar(
+              c,
+              "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'public."
+                  + table
+                  + "'::regclass")
+          .equals("1")) {
+        assertThat(System.nanoTime()).as("a session waits for %s", table).isLessThan(deadline);
+        Thread.sleep(10);
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,8 @@ final class ChildJvm {
 
   /**
    * Waits until the server at {@code url} answers {@code /readyz} with 200, for up to 90 s; its
-   * output is in {@code output}, which the failure names.
+   * output is in {@code output}, whose last lines the failure quotes (the directory is gone by the
+   * time anyone reads a CI log).
    */
   static void awaitReady(String url, Path output) throws Exception {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -58,7 +60,17 @@ final class ChildJvm {
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("the server at " + url + " did not start; see " + output);
+    throw new IllegalStateException(
+        "the server at " + url + " did not start; the last lines of its output:\n" + tail(output));
+  }
+
+  private static String tail(Path output) {
+    try {
+      List<String> lines = Files.readAllLines(output);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(" + output + " could not be read: " + e.getMessage() + ")";
+    }
   }
 
   /** SIGKILL, and wait for the process to be gone. */
