@@ -15,7 +15,8 @@ AS $$
                  'workflow_signals', 'workflow_state', 'workflow_states', 'workflow_cancel_on_rules',
                  'workflow_update_send', 'workflow_update_with_start', 'workflow_update_results',
                  'workflow_updates',
-                 'run_stream_read', 'run_stream_list'];
+                 'run_stream_read', 'run_stream_list',
+                 'run_search', 'run_count', 'run_attributes', 'search_attributes', 'workflow_set_attributes'];
 $$;
 
 -- The functions a worker process calls: taking and completing tasks, its runs' reads, the
@@ -32,7 +33,7 @@ AS $$
                  'workflow_rate_limited', 'workflow_continue_as_new', 'workflow_start_child',
                  'workflow_start_leased', 'workflow_journal', 'workflow_journal_after', 'workflow_journal_with_aside',
                  'workflow_get', 'workflow_name_of', 'workflow_due_at', 'workflow_state',
-                 'workflow_states', 'run_stream_write', 'worker_report', 'schedule_register', 'schedule_set_policy',
+                 'workflow_states', 'run_stream_write', 'worker_report', 'workflow_set_attributes', 'schedule_register', 'schedule_set_policy',
                  'workflow_set_cancel_on', 'workflow_cancel_on_rules', 'workflow_callback_create',
                  'workflow_update_take', 'workflow_update_answer',
                  'set_concurrency_limit', 'set_throttle', 'set_worker_routing', 'workflow_route', 'sticky_workflows',

@@ -25,6 +25,7 @@ END $$;
 -- start is never skipped: its parent waits for that very run, so it is made and cancelled instead.
 -- A continuation (continuedFrom in p_timing) takes its key as it is, strategy or not. A workflow's
 -- throttle (throttles.sql) makes a start's first task due at its turn (throttled_until).
+-- p_timing's attributes set the new run's search attributes (search_attributes.sql).
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text);
 DROP FUNCTION IF EXISTS queue.workflow_start(text, jsonb, integer, text, integer, integer, text, jsonb);
 CREATE OR REPLACE FUNCTION queue.workflow_start(p_name text, p_input jsonb, p_version integer DEFAULT NULL::integer, p_idempotency_key text DEFAULT NULL::text, p_retention_days integer DEFAULT NULL::integer, p_max_retention_days integer DEFAULT NULL::integer, p_trace_context text DEFAULT NULL::text, p_timing jsonb DEFAULT NULL::jsonb)
@@ -107,7 +108,8 @@ BEGIN
         END IF;
     END IF;
 
-    IF p_idempotency_key IS NOT NULL OR v_timed OR queue.flow_fields(p_timing) OR queue.workflow_throttled(p_name) THEN
+    IF p_idempotency_key IS NOT NULL OR v_timed OR queue.flow_fields(p_timing) OR queue.workflow_throttled(p_name)
+       OR p_timing ? 'attributes' THEN
         INSERT INTO queue.workflow_run (workflow_name, workflow_version, input, idempotency_key, retention_days,
                                         trace_context, due_at, deadline_at, debounce_key)
         VALUES (p_name, v_version, p_input, p_idempotency_key, v_retention, p_trace_context,
@@ -129,6 +131,9 @@ BEGIN
             ELSE
                 v_admit := NULL;
             END IF;
+        END IF;
+        IF p_timing ? 'attributes' THEN
+            PERFORM queue.run_attributes_set(v_run, p_timing -> 'attributes');
         END IF;
         v_msg := queue.enqueue(v_queue, jsonb_build_object('v', v_version, 'reason', 'start'), NULL, 0, v_run::text,
                                v_now, v_due);
@@ -244,7 +249,7 @@ BEGIN
     PERFORM queue.check_range('batch size', jsonb_array_length(p_items), 1, 100);
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e
                 WHERE e.value ->> 'idempotencyKey' IS NOT NULL OR queue.workflow_timed(e.value)
-                   OR queue.flow_fields(e.value))
+                   OR queue.flow_fields(e.value) OR e.value ? 'attributes')
        OR queue.workflow_throttled(p_name) THEN
         RETURN QUERY SELECT * FROM queue.workflow_start_each(p_name, p_items, p_max_retention_days);
         RETURN;
@@ -379,7 +384,7 @@ BEGIN
     -- A lone start without a key: written here, its first message inserted
     -- already leased when the poll runs its version.
     IF v_item IS NOT NULL AND v_item ->> 'idempotencyKey' IS NULL AND NOT queue.workflow_timed(v_item)
-       AND NOT queue.flow_fields(v_item) AND NOT queue.workflow_throttled(p_name) THEN
+       AND NOT queue.flow_fields(v_item) AND NOT v_item ? 'attributes' AND NOT queue.workflow_throttled(p_name) THEN
         v_version := (v_item ->> 'version')::int;
         v_keep := (v_item ->> 'retentionDays')::int;
         IF v_version IS NOT NULL THEN
