@@ -45,6 +45,7 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{pattern}", "scoped.*")
           .replace("{topic}", "scoped.topic")
           .replace("{key}", "scoped-key")
+          .replace("{attribute}", "scopedAttribute")
           .replace("{group}", "scoped-group")
           .replace("{callback}", "scoped-callback")
           .replace("{update}", "scoped-update")

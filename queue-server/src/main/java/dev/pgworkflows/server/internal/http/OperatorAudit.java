@@ -137,7 +137,9 @@ public final class OperatorAudit {
           "PUT /v1/rate-limits/{key}",
           new Audited("ratelimit.put", List.of("key"), List.of("limit", "periodMs")),
           "POST /v1/callback-keys",
-          new Audited("callbacks.rotate-key", List.of(), List.of("keyId")));
+          new Audited("callbacks.rotate-key", List.of(), List.of("keyId")),
+          "PUT /v1/search-attributes/{attribute}",
+          new Audited("search_attribute.define", List.of("attribute"), List.of("type", "created")));
 
   /**
    * Every action the audit trail records, in one list: the operator routes' and the change of the

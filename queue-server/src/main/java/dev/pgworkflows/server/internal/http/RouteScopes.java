@@ -62,6 +62,10 @@ public final class RouteScopes {
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/streams/{stream}", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/chain/last", READ),
+          Map.entry("GET /v1/runs", READ),
+          Map.entry("GET /v1/runs/count", READ),
+          Map.entry("GET /v1/search-attributes", READ),
+          Map.entry("GET /v1/workflows/{name}/runs/{runId}/attributes", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
           Map.entry("POST /v1/topics/{topic}/messages", START),
@@ -101,11 +105,14 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/update-answers", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/callbacks/{callback}", WORKER),
           Map.entry("POST /v1/callback-keys", ADMIN),
+          Map.entry("PUT /v1/search-attributes/{attribute}", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/cancel-on", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Steps and bodies append to their run's streams.
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/streams/{stream}", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/continue-as-new", WORKER),
+          // A run's body sets its search attributes.
+          Map.entry("PUT /v1/workflows/{name}/runs/{runId}/attributes", WORKER),
           // Operator actions (each audited, see OperatorAudit) and the audit trail itself.
           Map.entry("PUT /v1/queues/{queue}", ADMIN),
           Map.entry("DELETE /v1/queues/{queue}", ADMIN),
