@@ -21,7 +21,8 @@ public record StartBatchItem(
     @JsonInclude(JsonInclude.Include.NON_NULL) String debounceKey,
     @JsonInclude(JsonInclude.Include.NON_NULL) Long debounceMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) String concurrencyKey,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
+    @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode attributes) {
 
   /** An item due at once, with no deadline and no debounce. */
   public StartBatchItem(
@@ -53,6 +54,7 @@ public record StartBatchItem(
         timing.deadlineMs(),
         timing.debounceKey(),
         timing.debounceMs(),
+        null,
         null,
         null);
   }

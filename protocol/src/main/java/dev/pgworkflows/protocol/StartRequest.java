@@ -9,7 +9,7 @@ import java.time.Instant;
  * worker registered; the same idempotency key answers with the run it started before. The timing
  * fields are those of {@link StartTiming}. A concurrency key limits how many runs of the key run at
  * once and subjects them to the key's rate limit; a priority (0 to 9, higher first) orders due
- * runs.
+ * runs. Search attributes are set on the new run as it is made.
  */
 public record StartRequest(
     JsonNode input,
@@ -23,7 +23,8 @@ public record StartRequest(
     @JsonInclude(JsonInclude.Include.NON_NULL) String debounceKey,
     @JsonInclude(JsonInclude.Include.NON_NULL) Long debounceMs,
     @JsonInclude(JsonInclude.Include.NON_NULL) String concurrencyKey,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
+    @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode attributes) {
 
   /** A start due at once, with no deadline and no debounce. */
   public StartRequest(
@@ -50,6 +51,7 @@ public record StartRequest(
         timing.debounceKey(),
         timing.debounceMs(),
         null,
+        null,
         null);
   }
 
@@ -67,7 +69,26 @@ public record StartRequest(
         debounceKey,
         debounceMs,
         key,
-        level);
+        level,
+        attributes);
+  }
+
+  /** This start with search attributes (a JSON object of names to values; null for none). */
+  public StartRequest withAttributes(JsonNode values) {
+    return new StartRequest(
+        input,
+        version,
+        idempotencyKey,
+        retentionDays,
+        startAt,
+        delayMs,
+        deadlineAt,
+        deadlineMs,
+        debounceKey,
+        debounceMs,
+        concurrencyKey,
+        priority,
+        values);
   }
 
   /** The start's timing fields. */

@@ -9,6 +9,7 @@ import dev.pgworkflows.protocol.RestartRequest;
 import dev.pgworkflows.protocol.Run;
 import dev.pgworkflows.protocol.RunPage;
 import dev.pgworkflows.protocol.RunStateLimits;
+import dev.pgworkflows.protocol.SearchAttribute;
 import dev.pgworkflows.protocol.Signals;
 import dev.pgworkflows.workflows.internal.http.Transport;
 import dev.pgworkflows.workflows.internal.link.RunsLink;
@@ -23,11 +24,12 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * The runs a client reaches ({@link WorkflowClient#runs()}): read, listed, awaited, cancelled,
- * paused, resumed, restarted and forked, with their journals, signals, state, streams and blockers.
- * Over JDBC ({@link WorkflowClient#connect(DataSource)}) {@link #get}, {@link #chainLast}, {@link
- * #awaitResult} and {@link #cancel} are the engine's own calls; the rest are a server's and throw
- * {@link UnsupportedOperationException} there.
+ * The runs a client reaches ({@link WorkflowClient#runs()}): read, listed, found by a query,
+ * awaited, cancelled, paused, resumed, restarted and forked, with their journals, signals, state,
+ * streams and blockers. Over JDBC ({@link WorkflowClient#connect(DataSource)}) {@link #get}, {@link
+ * #chainLast}, {@link #awaitResult}, {@link #cancel}, {@link #search}, {@link #count} and the
+ * search attributes' calls are the engine's own calls; the rest are a server's and throw {@link
+ * UnsupportedOperationException} there.
  */
 public final class Runs {
   /** Null for a client over JDBC. */
@@ -138,6 +140,71 @@ public final class Runs {
     RunPage r = http("list").get("/v1/workflows/" + workflow + "/runs" + q, RunPage.class);
     List<RunInfo> runs = r.runs() == null ? null : r.runs().stream().map(Runs::runInfo).toList();
     return new Page(runs, Optional.ofNullable(r.nextCursor()));
+  }
+
+  /**
+   * A page of the runs of every workflow that {@code query} selects, newest first; null selects
+   * all. The query names the runs' own fields ({@code status}, {@code workflow}, {@code runId},
+   * {@code version}, {@code startedAt}, {@code completedAt}) and their search attributes, e.g.
+   * {@code status = 'failed' AND customer = 'acme' AND amount >= 100}. A syntax error, an unknown
+   * name or a value of the wrong type throws {@link ApiException} (400, field {@code query}) with
+   * the position.
+   */
+  public Page search(String query, String cursor, int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new IllegalArgumentException("limit must be between 1 and 1000");
+    }
+    RunPage r = runs.search(query, cursor, limit);
+    return new Page(
+        r.runs().stream().map(Runs::runInfo).toList(), Optional.ofNullable(r.nextCursor()));
+  }
+
+  /** How many runs {@code query} selects ({@link #search}); null counts all. */
+  public long count(String query) {
+    return runs.count(query);
+  }
+
+  /**
+   * Defines a search attribute runs may be given; true when it is new, false when it was defined
+   * with this type already. Another type throws {@link ApiException} (409).
+   */
+  public boolean defineAttribute(String name, AttributeType type) {
+    return Boolean.TRUE.equals(runs.defineAttribute(name, type.wire()).created());
+  }
+
+  /** The search attributes defined, by name. */
+  public Map<String, AttributeType> attributeTypes() {
+    Map<String, AttributeType> out = new LinkedHashMap<>();
+    for (SearchAttribute a : runs.searchAttributes()) {
+      out.put(a.name(), AttributeType.of(a.type()));
+    }
+    return out;
+  }
+
+  /** The run's search attributes, by name (a keyword list as an array). */
+  public Map<String, JsonNode> attributes(String workflow, long runId) {
+    Workflow.checkName(workflow);
+    return fields(runs.attributes(workflow, runId).attributes());
+  }
+
+  /**
+   * Sets some of a run's search attributes (a null value removes one; those not named stay) and
+   * answers all it has. An attribute not defined, or a value not of its type, throws {@link
+   * ApiException} (400, field {@code attributes.<name>}) and changes nothing.
+   */
+  public Map<String, JsonNode> setAttributes(String workflow, long runId, Map<String, ?> values) {
+    Workflow.checkName(workflow);
+    return fields(
+        runs.setAttributes(workflow, runId, Transport.JSON.valueToTree(new LinkedHashMap<>(values)))
+            .attributes());
+  }
+
+  private static Map<String, JsonNode> fields(String json) {
+    Map<String, JsonNode> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : tree(json).properties()) {
+      out.put(e.getKey(), e.getValue());
+    }
+    return out;
   }
 
   /** Cancels a running run; false when it had already ended. */

@@ -2,15 +2,18 @@ package dev.pgworkflows.workflows;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Options of a start, made with {@link #builder()}. An idempotency key makes repeated starts return
  * the first run; a version pins the run to that code version (default: the newest a worker serves);
  * retention overrides the default 30 days, clamped by the server's ceiling; a concurrency key and a
- * priority are flow control; a start time or a delay, a deadline and a debounce are its timing.
- * Each is checked when {@link Builder#build()} is called, which throws {@link
- * IllegalArgumentException} naming the option.
+ * priority are flow control; a start time or a delay, a deadline and a debounce are its timing;
+ * search attributes are set on the new run. Each is checked when {@link Builder#build()} is called,
+ * which throws {@link IllegalArgumentException} naming the option.
  *
  * <pre>{@code
  * StartOptions options =
@@ -32,6 +35,7 @@ public final class StartOptions {
   private final Instant deadlineAt;
   private final String debounceKey;
   private final Duration debounceWindow;
+  private final Map<String, Object> attributes;
 
   private StartOptions(Builder b) {
     this.idempotencyKey = b.idempotencyKey;
@@ -45,6 +49,7 @@ public final class StartOptions {
     this.deadlineAt = b.deadlineAt;
     this.debounceKey = b.debounceKey;
     this.debounceWindow = b.debounceWindow;
+    this.attributes = b.attributes;
   }
 
   /** A builder with no option set. */
@@ -66,6 +71,7 @@ public final class StartOptions {
     b.deadlineAt = deadlineAt;
     b.debounceKey = debounceKey;
     b.debounceWindow = debounceWindow;
+    b.attributes = attributes;
     return b;
   }
 
@@ -128,6 +134,11 @@ public final class StartOptions {
     return debounceWindow;
   }
 
+  /** The new run's search attributes, null for none. */
+  public Map<String, Object> attributes() {
+    return attributes;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof StartOptions s
@@ -141,7 +152,8 @@ public final class StartOptions {
         && Objects.equals(deadline, s.deadline)
         && Objects.equals(deadlineAt, s.deadlineAt)
         && Objects.equals(debounceKey, s.debounceKey)
-        && Objects.equals(debounceWindow, s.debounceWindow);
+        && Objects.equals(debounceWindow, s.debounceWindow)
+        && Objects.equals(attributes, s.attributes);
   }
 
   @Override
@@ -157,7 +169,8 @@ public final class StartOptions {
         deadline,
         deadlineAt,
         debounceKey,
-        debounceWindow);
+        debounceWindow,
+        attributes);
   }
 
   @Override
@@ -184,6 +197,8 @@ public final class StartOptions {
         + debounceKey
         + ", debounceWindow="
         + debounceWindow
+        + ", attributes="
+        + attributes
         + "]";
   }
 
@@ -198,6 +213,7 @@ public final class StartOptions {
     private Duration delay;
     private Duration deadline;
     private Instant deadlineAt;
+    private Map<String, Object> attributes;
     private String debounceKey;
     private Duration debounceWindow;
 
@@ -290,6 +306,18 @@ public final class StartOptions {
     public Builder debounce(String key, Duration window) {
       this.debounceKey = key;
       this.debounceWindow = window;
+      return this;
+    }
+
+    /**
+     * Search attributes of the new run ({@link Runs#search}): each must be defined ({@link
+     * Runs#defineAttribute}) and its value of its type (a string, a list of strings, a number, a
+     * boolean, an {@link Instant}), else the start throws {@link ApiException} (400) and makes no
+     * run. A start that finds an earlier run by its key leaves that run's attributes.
+     */
+    public Builder attributes(Map<String, ?> values) {
+      this.attributes =
+          values == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(values));
       return this;
     }
 

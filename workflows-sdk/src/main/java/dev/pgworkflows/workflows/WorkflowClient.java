@@ -192,7 +192,9 @@ public final class WorkflowClient implements AutoCloseable {
             options.idempotencyKey(),
             options.retentionDays(),
             timing(options))
-        .withFlow(options.concurrencyKey(), options.priority());
+        .withFlow(options.concurrencyKey(), options.priority())
+        .withAttributes(
+            options.attributes() == null ? null : Transport.JSON.valueToTree(options.attributes()));
   }
 
   /** The options' timing as the start request carries it. */

@@ -70,4 +70,10 @@ public interface WorkflowContext {
    * visible.
    */
   RunState state();
+
+  /**
+   * The run's search attributes, which queries over runs select by ({@link Runs#search}). Only from
+   * the body itself: inside a step it throws {@link IllegalStateException}.
+   */
+  Attributes attributes();
 }

@@ -11,7 +11,6 @@ import dev.pgworkflows.engine.internal.store.OperationsStore;
 import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
-import dev.pgworkflows.engine.internal.store.SearchStore;
 import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.engine.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
@@ -59,7 +58,7 @@ public final class ServerRoutes {
         startRoutes::register,
         runRoutes::register,
         new StateRoutes(runs, core.stateStore(), core.stateWaits())::register,
-        new SearchRoutes(new SearchStore(p.sql()))::register,
+        new SearchRoutes(core.searchCalls())::register,
         new RunControlRoutes(operations, runs)::register,
         new ChildRoutes(calls, p.tracing())::register,
         new ScheduleRoutes(

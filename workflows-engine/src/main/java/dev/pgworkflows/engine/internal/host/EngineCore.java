@@ -16,6 +16,7 @@ import dev.pgworkflows.engine.internal.runtime.LongPoll;
 import dev.pgworkflows.engine.internal.runtime.Retries;
 import dev.pgworkflows.engine.internal.runtime.RunCalls;
 import dev.pgworkflows.engine.internal.runtime.RunEnds;
+import dev.pgworkflows.engine.internal.runtime.SearchCalls;
 import dev.pgworkflows.engine.internal.runtime.Starts;
 import dev.pgworkflows.engine.internal.runtime.StateWaits;
 import dev.pgworkflows.engine.internal.runtime.StickyWorkflows;
@@ -37,6 +38,7 @@ import dev.pgworkflows.engine.internal.store.QueueStore;
 import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
+import dev.pgworkflows.engine.internal.store.SearchStore;
 import dev.pgworkflows.engine.internal.store.Sql;
 import dev.pgworkflows.engine.internal.store.StateStore;
 import dev.pgworkflows.engine.internal.store.TaskStore;
@@ -159,6 +161,7 @@ public final class EngineCore implements AutoCloseable {
   private final TaskStore tasks;
   private final VersionRegistry versions;
   private final StateStore stateStore;
+  private final SearchCalls searchCalls;
   private final StateWaits stateWaits;
   private final RunEnds runEnds;
   private final WorkerSightings sightings;
@@ -231,6 +234,7 @@ public final class EngineCore implements AutoCloseable {
     this.tasks = new TaskStore(sql);
     this.versions = new VersionRegistry(tasks);
     this.stateStore = new StateStore(sql);
+    this.searchCalls = new SearchCalls(new SearchStore(sql));
     // Waits for a run's state: woken at once by this process's completions and run ends, and
     // every half second for changes and ends through other processes.
     this.stateWaits = new StateWaits(stateStore::states, scheduler, io, Duration.ofMillis(500));
@@ -403,6 +407,10 @@ public final class EngineCore implements AutoCloseable {
 
   public StateStore stateStore() {
     return stateStore;
+  }
+
+  public SearchCalls searchCalls() {
+    return searchCalls;
   }
 
   public StateWaits stateWaits() {

@@ -97,7 +97,8 @@ public final class RunCalls {
                         item.idempotencyKey(),
                         item.retentionDays(),
                         item.timing())
-                    .withFlow(item.concurrencyKey(), item.priority()));
+                    .withFlow(item.concurrencyKey(), item.priority())
+                    .withAttributes(item.attributes()));
         RunTrace trace = traces.apply(item.traceparent());
         accepted.add(run.traced(trace == null ? null : trace.encode()));
         at.add(i);
@@ -134,10 +135,24 @@ public final class RunCalls {
             null,
             StartTimings.check(req.timing(), req.idempotencyKey()),
             null,
+            null,
             null)
         .withFlow(
             FlowChecks.key("concurrencyKey", req.concurrencyKey()),
-            FlowChecks.priority(req.priority()));
+            FlowChecks.priority(req.priority()))
+        .withAttributes(attributes(req.attributes()));
+  }
+
+  /** A start's search attributes as JSON text: an object, checked by the database as it starts. */
+  private static String attributes(JsonNode attributes) {
+    if (attributes == null || attributes.isNull()) {
+      return null;
+    }
+    if (!attributes.isObject()) {
+      throw ApiException.badRequest(
+          "attributes", "attributes must be an object of search attribute names to values");
+    }
+    return Json.write(attributes);
   }
 
   /**

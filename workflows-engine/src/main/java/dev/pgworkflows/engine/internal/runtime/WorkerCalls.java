@@ -368,7 +368,8 @@ public final class WorkerCalls {
             ? StartTiming.NONE
             : new StartTiming(null, null, null, req.deadlineMs(), null, null),
         FlowChecks.key("concurrencyKey", req.concurrencyKey()),
-        FlowChecks.priority(req.priority()));
+        FlowChecks.priority(req.priority()),
+        null);
   }
 
   /** The held step a continuation journals, checked as a completion's step is. */

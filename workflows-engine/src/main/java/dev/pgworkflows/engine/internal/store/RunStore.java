@@ -188,14 +188,19 @@ public final class RunStore {
     return fields.isEmpty() ? null : "{" + fields.substring(1) + "}";
   }
 
-  /** A start's concurrency key and priority when set, each preceded by a comma. */
+  /**
+   * A start's concurrency key, priority and search attributes when set, each preceded by a comma.
+   */
   private static String flowFields(NewRun r) {
-    if (r.concurrencyKey() == null && r.priority() == null) {
+    if (r.concurrencyKey() == null && r.priority() == null && r.attributes() == null) {
       return "";
     }
     StringBuilder json = new StringBuilder();
     field(json, "concurrencyKey", r.concurrencyKey());
     field(json, "priority", r.priority());
+    if (r.attributes() != null) {
+      json.append(",\"attributes\":").append(r.attributes());
+    }
     return json.toString();
   }
 

@@ -3,6 +3,11 @@ package dev.pgworkflows.workflows.internal.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.RunAttributes;
+import dev.pgworkflows.protocol.RunCount;
+import dev.pgworkflows.protocol.RunPage;
+import dev.pgworkflows.protocol.SearchAttribute;
+import dev.pgworkflows.protocol.SearchAttributes;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchAnswers;
@@ -19,6 +24,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A client's calls about runs as requests to the server; starts share requests ({@link Starts}).
@@ -111,5 +117,49 @@ public final class HttpRunsLink implements RunsLink {
   @Override
   public CancelOutcome cancel(String workflow, long runId) {
     return transport.delete(run(workflow, runId), CancelOutcome.class);
+  }
+
+  @Override
+  public RunPage search(String query, String cursor, int limit) {
+    StringBuilder q = new StringBuilder("/v1/runs?limit=").append(limit);
+    if (query != null) {
+      q.append("&query=").append(URLEncoder.encode(query, StandardCharsets.UTF_8));
+    }
+    if (cursor != null) {
+      q.append("&cursor=").append(URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+    }
+    return transport.get(q.toString(), RunPage.class);
+  }
+
+  @Override
+  public long count(String query) {
+    String q = query == null ? "" : "?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8);
+    return transport.get("/v1/runs/count" + q, RunCount.class).count();
+  }
+
+  @Override
+  public SearchAttribute defineAttribute(String name, String type) {
+    return transport.put(
+        "/v1/search-attributes/" + URLEncoder.encode(name, StandardCharsets.UTF_8),
+        Map.of("type", type),
+        SearchAttribute.class);
+  }
+
+  @Override
+  public List<SearchAttribute> searchAttributes() {
+    return transport.get("/v1/search-attributes", SearchAttributes.class).attributes();
+  }
+
+  @Override
+  public RunAttributes attributes(String workflow, long runId) {
+    return transport.get(run(workflow, runId) + "/attributes", RunAttributes.class);
+  }
+
+  @Override
+  public RunAttributes setAttributes(String workflow, long runId, JsonNode attributes) {
+    return transport.put(
+        run(workflow, runId) + "/attributes",
+        new RunAttributes(null, attributes.toString()),
+        RunAttributes.class);
   }
 }

@@ -22,6 +22,7 @@ import dev.pgworkflows.protocol.RetryOutcome;
 import dev.pgworkflows.protocol.RetryRequest;
 import dev.pgworkflows.protocol.RouteOutcome;
 import dev.pgworkflows.protocol.RouteRequest;
+import dev.pgworkflows.protocol.RunAttributes;
 import dev.pgworkflows.protocol.ScheduleRegistration;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.StreamWrite;
@@ -143,6 +144,14 @@ public final class HttpWorkerTransport implements WorkerTransport {
   @Override
   public StreamWritten writeStream(String workflow, long runId, String stream, StreamWrite body) {
     return transport.post(run(workflow, runId) + "/streams/" + stream, body, StreamWritten.class);
+  }
+
+  @Override
+  public void setAttributes(String workflow, long runId, JsonNode attributes) {
+    transport.put(
+        run(workflow, runId) + "/attributes",
+        new RunAttributes(null, attributes.toString()),
+        RunAttributes.class);
   }
 
   @Override

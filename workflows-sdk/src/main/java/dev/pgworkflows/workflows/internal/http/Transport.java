@@ -106,6 +106,11 @@ public final class Transport {
     return read(get(path), answer);
   }
 
+  /** PUTs {@code body} and reads the answer as {@code answer}. */
+  public <T> T put(String path, Object body, Class<T> answer) {
+    return read(send("PUT", path, body, Duration.ofSeconds(30)), answer);
+  }
+
   /** DELETEs {@code path} and reads the answer as {@code answer}. */
   public <T> T delete(String path, Class<T> answer) {
     return read(delete(path), answer);

@@ -2,9 +2,13 @@ package dev.pgworkflows.workflows.internal.jdbc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.engine.internal.runtime.RunCalls;
+import dev.pgworkflows.engine.internal.runtime.SearchCalls;
 import dev.pgworkflows.engine.internal.runtime.UpdateCalls;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.RunAttributes;
+import dev.pgworkflows.protocol.RunPage;
+import dev.pgworkflows.protocol.SearchAttribute;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.StartAnswer;
 import dev.pgworkflows.protocol.StartBatchItem;
@@ -30,6 +34,7 @@ public final class JdbcRunsLink implements RunsLink {
   private final DataSource dataSource;
   private final RunCalls calls;
   private final UpdateCalls updates;
+  private final SearchCalls search;
   private final StartBatches starts;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -38,6 +43,7 @@ public final class JdbcRunsLink implements RunsLink {
     var engine = LocalEngines.acquire(dataSource, SchemaVersion.Side.CLIENT);
     this.calls = engine.runCalls();
     this.updates = engine.updateCalls();
+    this.search = engine.searchCalls();
     this.starts =
         new StartBatches(
             new StartBatches.Sender() {
@@ -121,6 +127,42 @@ public final class JdbcRunsLink implements RunsLink {
   @Override
   public CancelOutcome cancel(String workflow, long runId) {
     return EngineErrors.call(() -> calls.cancel(workflow, runId));
+  }
+
+  @Override
+  public RunPage search(String query, String cursor, int limit) {
+    Long before;
+    try {
+      before = cursor == null ? null : Long.valueOf(cursor);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("cursor must be a run id, got " + cursor, e);
+    }
+    return EngineErrors.call(() -> search.search(query, before, limit));
+  }
+
+  @Override
+  public long count(String query) {
+    return EngineErrors.call(() -> search.count(query));
+  }
+
+  @Override
+  public SearchAttribute defineAttribute(String name, String type) {
+    return EngineErrors.call(() -> search.define(name, type));
+  }
+
+  @Override
+  public List<SearchAttribute> searchAttributes() {
+    return EngineErrors.call(search::attributes);
+  }
+
+  @Override
+  public RunAttributes attributes(String workflow, long runId) {
+    return EngineErrors.call(() -> search.attributes(workflow, runId));
+  }
+
+  @Override
+  public RunAttributes setAttributes(String workflow, long runId, JsonNode attributes) {
+    return EngineErrors.call(() -> search.set(workflow, runId, attributes.toString()));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.jdbc;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.engine.internal.host.EngineCore;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerIdentity;
@@ -150,6 +151,11 @@ public final class JdbcWorkerTransport implements WorkerTransport {
   @Override
   public JournalOutcome journal(String workflow, long runId, JournalRequest req) {
     return EngineErrors.call(() -> calls.journal(runId, req));
+  }
+
+  @Override
+  public void setAttributes(String workflow, long runId, JsonNode attributes) {
+    EngineErrors.call(() -> engine.searchCalls().set(workflow, runId, attributes.toString()));
   }
 
   @Override

@@ -3,10 +3,14 @@ package dev.pgworkflows.workflows.internal.link;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.CancelOutcome;
 import dev.pgworkflows.protocol.Run;
+import dev.pgworkflows.protocol.RunAttributes;
+import dev.pgworkflows.protocol.RunPage;
+import dev.pgworkflows.protocol.SearchAttribute;
 import dev.pgworkflows.protocol.SignalOutcome;
 import dev.pgworkflows.protocol.StartRequest;
 import dev.pgworkflows.protocol.StartResult;
 import dev.pgworkflows.protocol.UpdateResult;
+import java.util.List;
 
 /**
  * What a client asks about runs, in the protocol's records: over HTTP to a server, or over JDBC to
@@ -44,6 +48,21 @@ public interface RunsLink extends AutoCloseable {
   Run chainLast(String workflow, long runId);
 
   CancelOutcome cancel(String workflow, long runId);
+
+  /** A page of the runs {@code query} selects (null: all), newest first, after {@code cursor}. */
+  RunPage search(String query, String cursor, int limit);
+
+  long count(String query);
+
+  /** Defines a search attribute; {@code created} false when it was already, with that type. */
+  SearchAttribute defineAttribute(String name, String type);
+
+  List<SearchAttribute> searchAttributes();
+
+  RunAttributes attributes(String workflow, long runId);
+
+  /** Sets some of a run's attributes (a JSON null removes one) and answers all it has. */
+  RunAttributes setAttributes(String workflow, long runId, JsonNode attributes);
 
   @Override
   default void close() {}

@@ -190,7 +190,8 @@ public final class StartBatches {
               b.debounceKey(),
               b.debounceMs(),
               b.concurrencyKey(),
-              b.priority()));
+              b.priority(),
+              b.attributes()));
     }
     try {
       List<StartAnswer> runs = sender.many(workflow, items);

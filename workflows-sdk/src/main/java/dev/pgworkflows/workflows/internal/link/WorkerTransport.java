@@ -1,5 +1,6 @@
 package dev.pgworkflows.workflows.internal.link;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.protocol.CallbackMinted;
 import dev.pgworkflows.protocol.CallbackRequest;
 import dev.pgworkflows.protocol.CancelOnRules;
@@ -74,6 +75,9 @@ public interface WorkerTransport extends AutoCloseable {
   JournalTail journalTail(String workflow, long runId, Integer afterSeq, Instant afterCompletedAt);
 
   StreamWritten writeStream(String workflow, long runId, String stream, StreamWrite body);
+
+  /** Sets some of a run's search attributes (a JSON object; null removes one). */
+  void setAttributes(String workflow, long runId, JsonNode attributes);
 
   LeaseExtended extend(String workflow, long runId, LeaseRequest req);
 

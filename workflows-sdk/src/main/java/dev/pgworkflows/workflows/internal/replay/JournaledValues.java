@@ -13,14 +13,16 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
  * The body's deterministic values: the time, UUIDs, a random generator's seed and patch markers,
  * each journaled the first time as a run row of its own ({@code __now.<n>}, {@code __uuid.<n>},
- * {@code __seed}, {@code __patch.<id>}) and read back from the journal on replay. A new row is held
- * like a run step's completion and sent with the run's next write.
+ * {@code __seed}, {@code __patch.<id>}, and the sets of search attributes, {@code
+ * __attributes.<n>}) and read back from the journal on replay. A new row is held like a run step's
+ * completion and sent with the run's next write.
  */
 final class JournaledValues {
   private static final Pattern PATCH_ID = Pattern.compile("[a-zA-Z0-9._-]{1,100}");
@@ -32,6 +34,7 @@ final class JournaledValues {
   private final Map<String, Boolean> patches = new HashMap<>();
   private int nows;
   private int uuids;
+  private int attributeSets;
   private Random random;
 
   JournaledValues(
@@ -96,6 +99,21 @@ final class JournaledValues {
     }
     patches.put(id, patched);
     return patched;
+  }
+
+  /**
+   * The body's next set of search attributes, {@code __attributes.<n>}: made by {@code set} the
+   * first time and journaled, passed on a replay. A worker that dies between the two leaves a
+   * replay to make it again, with the same values.
+   */
+  void attributes(JsonNode values, Consumer<JsonNode> set) {
+    String name = Journal.RESERVED + "attributes." + (++attributeSets);
+    steps.checkOutsideStep(name);
+    if (journal.replayedOwn(name) != null) {
+      return;
+    }
+    set.accept(values);
+    journalNew(name, values);
   }
 
   private JsonNode value(String name, Supplier<JsonNode> fresh) {

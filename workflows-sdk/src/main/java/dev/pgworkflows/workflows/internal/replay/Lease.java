@@ -248,6 +248,16 @@ public final class Lease {
     }
   }
 
+  /**
+   * Sets some of the run's search attributes; an offline replay sends nothing (the run set them
+   * when it first came this way). A refusal is thrown as the {@link ApiException} it is.
+   */
+  public void setAttributes(JsonNode attributes) {
+    if (!offline) {
+      transport.setAttributes(workflow, runId, attributes);
+    }
+  }
+
   /** Extends the lease; false when it is lost (the run was cancelled, finished or taken over). */
   public synchronized boolean extend() {
     refuseOffline();

@@ -2,6 +2,7 @@ package dev.pgworkflows.workflows.internal.replay;
 
 import dev.pgworkflows.protocol.Labels;
 import dev.pgworkflows.workflows.Arm;
+import dev.pgworkflows.workflows.Attributes;
 import dev.pgworkflows.workflows.Branch;
 import dev.pgworkflows.workflows.Callback;
 import dev.pgworkflows.workflows.Cancellation;
@@ -16,6 +17,7 @@ import dev.pgworkflows.workflows.StepContext;
 import dev.pgworkflows.workflows.TypeRef;
 import dev.pgworkflows.workflows.Workflow;
 import dev.pgworkflows.workflows.WorkflowContext;
+import dev.pgworkflows.workflows.internal.http.Transport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,6 +42,7 @@ public final class Replay implements WorkflowContext, StepContext {
   private final ParallelSteps parallel;
   private final Composition composition;
   private final JournaledValues values;
+  private final Attributes attributes;
   private final RunStreams streams;
   private final RunStateMap state;
 
@@ -62,6 +65,11 @@ public final class Replay implements WorkflowContext, StepContext {
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
     this.values = new JournaledValues(journal, completion, steps, env.clock());
     this.streams = new RunStreams(lease, steps::beforeBodyWrite);
+    this.attributes =
+        set ->
+            values.attributes(
+                Transport.JSON.valueToTree(new java.util.LinkedHashMap<>(set)),
+                lease::setAttributes);
   }
 
   /** Ends the run with the body's result (and the last step's completion, if unsent). */
@@ -145,6 +153,11 @@ public final class Replay implements WorkflowContext, StepContext {
   @Override
   public RunState state() {
     return state;
+  }
+
+  @Override
+  public Attributes attributes() {
+    return attributes;
   }
 
   // ---- StepContext
