@@ -7,6 +7,7 @@ import { fill, h } from "./dom.js";
 import { queueView, queuesView } from "./queues.js";
 import { runView } from "./run.js";
 import { runsView } from "./runs.js";
+import { searchView } from "./search.js";
 import { workersView } from "./workers.js";
 import { workflowsView } from "./workflows.js";
 
@@ -20,6 +21,7 @@ const routes = [
   [/^\/queues$/, () => queuesView()],
   [/^\/queues\/([^/]+)$/, (m) => queueView(decodeURIComponent(m[1]))],
   [/^\/workers$/, (m, q) => workersView(q)],
+  [/^\/search$/, (m, q) => searchView(q)],
 ];
 
 let current = null;

@@ -23,6 +23,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       QueuesCommand.class,
       TopicsCommand.class,
       SchedulesCommand.class,
+      AttributesCommand.class,
+      BatchCommand.class,
       JournalsCommand.class,
       CallbacksCommand.class,
       CompletionCommand.class

@@ -9,13 +9,18 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code pgw runs}: a workflow's runs. Every command but list and start takes WORKFLOW RUN_ID. */
+/**
+ * {@code pgw runs}: a workflow's runs. Every command but list, search, count and start takes
+ * WORKFLOW RUN_ID.
+ */
 @Command(
     name = "runs",
     description = "A workflow's runs; a run is addressed as WORKFLOW RUN_ID.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {
       RunsCommand.List.class,
+      SearchCommands.Search.class,
+      SearchCommands.Count.class,
       RunsCommand.Get.class,
       RunsCommand.Start.class,
       RunJournalCommands.Steps.class,
@@ -29,7 +34,8 @@ import picocli.CommandLine.Parameters;
       RunOperationCommands.Resume.class,
       RunOperationCommands.Restart.class,
       RunOperationCommands.Fork.class,
-      RunJournalCommands.Blockers.class
+      RunJournalCommands.Blockers.class,
+      SearchCommands.Attributes.class
     })
 final class RunsCommand {
   private RunsCommand() {}
@@ -157,6 +163,13 @@ final class RunsCommand {
     @Option(names = "--delay-ms", paramLabel = "MS", description = "Make the first task due later.")
     Long delayMs;
 
+    @Option(
+        names = "--attributes",
+        paramLabel = "JSON",
+        converter = JsonArgument.class,
+        description = "The run's search attributes, e.g. '{\"customer\": \"acme\"}'.")
+    JsonNode attributes;
+
     @Override
     Answer request(Api api) {
       ObjectNode body = Json.object();
@@ -177,6 +190,9 @@ final class RunsCommand {
       }
       if (delayMs != null) {
         body.put("delayMs", delayMs);
+      }
+      if (attributes != null) {
+        body.set("attributes", attributes);
       }
       return api.post(Api.path("v1", "workflows", workflow, "runs"), body);
     }

@@ -50,6 +50,12 @@ class PagesPrintTheirExamplesTest {
         .isEqualTo(body("GpuSteps.java"));
   }
 
+  @Test
+  void theReadmePrintsTheInvoicesThatTheBuildRuns() throws IOException {
+    assertThat(block("../README.md", "## Runs found by what they are about"))
+        .isEqualTo(body("FindRuns.java"));
+  }
+
   /** The first Java block under the heading of the page. */
   private static List<String> block(String page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(Path.of(page));

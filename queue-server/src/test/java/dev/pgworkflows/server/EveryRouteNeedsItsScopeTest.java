@@ -46,6 +46,7 @@ class EveryRouteNeedsItsScopeTest {
           .replace("{topic}", "scoped.topic")
           .replace("{key}", "scoped-key")
           .replace("{attribute}", "scopedAttribute")
+          .replace("{batchId}", "1")
           .replace("{group}", "scoped-group")
           .replace("{callback}", "scoped-callback")
           .replace("{update}", "scoped-update")

@@ -139,7 +139,11 @@ public final class OperatorAudit {
           "POST /v1/callback-keys",
           new Audited("callbacks.rotate-key", List.of(), List.of("keyId")),
           "PUT /v1/search-attributes/{attribute}",
-          new Audited("search_attribute.define", List.of("attribute"), List.of("type", "created")));
+          new Audited("search_attribute.define", List.of("attribute"), List.of("type", "created")),
+          "POST /v1/batches",
+          new Audited("batch.create", List.of(), List.of("batchId", "action", "query", "selected")),
+          "POST /v1/batches/{batchId}/cancel",
+          new Audited("batch.cancel", List.of("batchId"), List.of("status", "done")));
 
   /**
    * Every action the audit trail records, in one list: the operator routes' and the change of the

@@ -65,6 +65,9 @@ public final class RouteScopes {
           Map.entry("GET /v1/runs", READ),
           Map.entry("GET /v1/runs/count", READ),
           Map.entry("GET /v1/search-attributes", READ),
+          Map.entry("GET /v1/batches", READ),
+          Map.entry("GET /v1/batches/{batchId}", READ),
+          Map.entry("GET /v1/batches/{batchId}/runs", READ),
           Map.entry("GET /v1/workflows/{name}/runs/{runId}/attributes", READ),
           // What starts or feeds work.
           Map.entry("POST /v1/queues/{queue}/messages", START),
@@ -106,6 +109,8 @@ public final class RouteScopes {
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/callbacks/{callback}", WORKER),
           Map.entry("POST /v1/callback-keys", ADMIN),
           Map.entry("PUT /v1/search-attributes/{attribute}", ADMIN),
+          Map.entry("POST /v1/batches", ADMIN),
+          Map.entry("POST /v1/batches/{batchId}/cancel", ADMIN),
           Map.entry("PUT /v1/workflows/{name}/cancel-on", WORKER),
           Map.entry("POST /v1/workflows/{name}/runs/{runId}/rate-limited", WORKER),
           // Steps and bodies append to their run's streams.

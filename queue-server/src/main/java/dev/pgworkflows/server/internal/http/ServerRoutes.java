@@ -59,6 +59,7 @@ public final class ServerRoutes {
         runRoutes::register,
         new StateRoutes(runs, core.stateStore(), core.stateWaits())::register,
         new SearchRoutes(core.searchCalls())::register,
+        new BulkRoutes(core.bulkCalls())::register,
         new RunControlRoutes(operations, runs)::register,
         new ChildRoutes(calls, p.tracing())::register,
         new ScheduleRoutes(

@@ -1,6 +1,7 @@
 package dev.pgworkflows.engine.internal.host;
 
 import dev.pgworkflows.engine.internal.maintenance.BatchTimer;
+import dev.pgworkflows.engine.internal.maintenance.BulkRunner;
 import dev.pgworkflows.engine.internal.maintenance.Deadlines;
 import dev.pgworkflows.engine.internal.maintenance.HttpDelivery;
 import dev.pgworkflows.engine.internal.maintenance.Retention;
@@ -8,6 +9,7 @@ import dev.pgworkflows.engine.internal.maintenance.ScheduleTicker;
 import dev.pgworkflows.engine.internal.maintenance.WebhookTargets;
 import dev.pgworkflows.engine.internal.maintenance.WorkerRegistry;
 import dev.pgworkflows.engine.internal.runtime.Backfills;
+import dev.pgworkflows.engine.internal.runtime.BulkCalls;
 import dev.pgworkflows.engine.internal.runtime.CallbackCalls;
 import dev.pgworkflows.engine.internal.runtime.CodeRegistrations;
 import dev.pgworkflows.engine.internal.runtime.Completions;
@@ -31,6 +33,7 @@ import dev.pgworkflows.engine.internal.runtime.Wakeups;
 import dev.pgworkflows.engine.internal.runtime.WorkerCalls;
 import dev.pgworkflows.engine.internal.runtime.WorkerSightings;
 import dev.pgworkflows.engine.internal.runtime.WorkflowEvents;
+import dev.pgworkflows.engine.internal.store.BulkStore;
 import dev.pgworkflows.engine.internal.store.CallbackStore;
 import dev.pgworkflows.engine.internal.store.ChainStore;
 import dev.pgworkflows.engine.internal.store.FlowStore;
@@ -182,6 +185,8 @@ public final class EngineCore implements AutoCloseable {
   private final Retention retention;
   private final ScheduleTicker ticker;
   private final Deadlines deadlines;
+  private final BulkRunner bulkRunner;
+  private final BulkCalls bulkCalls;
   private final BatchTimer batchTimer;
   private final Supplier<String> processId;
   private final long workerExpiryMs;
@@ -308,6 +313,10 @@ public final class EngineCore implements AutoCloseable {
     this.deadlines =
         new Deadlines(runs, runEnds, Duration.ofMillis(settings.deadlineIntervalMs()), clock);
     closeables.add(deadlines);
+    BulkStore bulk = new BulkStore(sql);
+    this.bulkCalls = new BulkCalls(bulk);
+    this.bulkRunner = new BulkRunner(bulk, Duration.ofSeconds(1));
+    closeables.add(bulkRunner);
     this.batchTimer =
         new BatchTimer(new TopicStore(sql), Duration.ofMillis(settings.scheduleIntervalMs()));
     closeables.add(batchTimer);
@@ -347,6 +356,7 @@ public final class EngineCore implements AutoCloseable {
     retention.start(leadership.scheduler());
     ticker.start(leadership.scheduler());
     deadlines.start(leadership.scheduler());
+    bulkRunner.start(leadership.scheduler());
     batchTimer.start(leadership.scheduler());
     workerRegistry =
         new WorkerRegistry(
@@ -411,6 +421,15 @@ public final class EngineCore implements AutoCloseable {
 
   public SearchCalls searchCalls() {
     return searchCalls;
+  }
+
+  public BulkCalls bulkCalls() {
+    return bulkCalls;
+  }
+
+  /** Advances every running bulk operation by one page now (the leader does it every second). */
+  public int stepBulkOperations() {
+    return bulkRunner.stepAll();
   }
 
   public StateWaits stateWaits() {
