@@ -2,11 +2,13 @@
 // at the view's own refreshMs, for a view whose data costs the server more to gather).
 
 import { onUnauthorized, signIn, signOut, token } from "./api.js";
+import { auditView } from "./audit.js";
 import { clearNotice, installDialog, problem } from "./dialog.js";
 import { fill, h } from "./dom.js";
 import { queueView, queuesView } from "./queues.js";
 import { runView } from "./run.js";
 import { runsView } from "./runs.js";
+import { schedulesView } from "./schedules.js";
 import { searchView } from "./search.js";
 import { workersView } from "./workers.js";
 import { workflowsView } from "./workflows.js";
@@ -22,6 +24,8 @@ const routes = [
   [/^\/queues\/([^/]+)$/, (m) => queueView(decodeURIComponent(m[1]))],
   [/^\/workers$/, (m, q) => workersView(q)],
   [/^\/search$/, (m, q) => searchView(q)],
+  [/^\/schedules$/, () => schedulesView()],
+  [/^\/audit$/, (m, q) => auditView(q)],
 ];
 
 let current = null;

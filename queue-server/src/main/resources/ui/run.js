@@ -1,10 +1,11 @@
 // One run: what it was given and gave back, its steps on a timeline and in its journal, its
-// signals, updates, callbacks, children and parent, what holds it back, and the actions an operator may take
-// on it.
+// signals, updates, callbacks, children and parent, what holds it back (and what it holds: see
+// run-holdings.js), and the actions an operator may take on it.
 
 import { ApiError, call, del, get, post, run as runPath, seg } from "./api.js";
 import { act, problem } from "./dialog.js";
 import { badge, between, duration, empty, h, link, pre, table, time } from "./dom.js";
+import { attributesSection, chainSection, rateLimitSection, stateSection, streamsSection } from "./run-holdings.js";
 import { Section } from "./section.js";
 import { timeline } from "./timeline.js";
 
@@ -27,6 +28,11 @@ export function runView(name, runId) {
   const callbacks = new Section("callbacks");
   const updates = new Section("updates");
   const family = new Section("family");
+  const attributes = attributesSection(path);
+  const state = stateSection(path);
+  const streams = streamsSection(path);
+  const chain = chainSection(name, runId, path);
+  const rateLimit = rateLimitSection();
 
   // ---- actions: built once, so what the user types survives every refresh
 
@@ -431,6 +437,13 @@ export function runView(name, runId) {
     if (up.status === "fulfilled") drawUpdates(up.value.updates);
     else updates.error(up.reason, "Updates");
     drawFamily(current);
+    const held = await Promise.allSettled([attributes.refresh(), state.refresh(), streams.refresh(), chain.refresh(), rateLimit.refresh(current.concurrencyKey)]);
+    [attributes, state, streams, chain, rateLimit].forEach((part, i) => {
+      if (held[i].status === "rejected") {
+        if (held[i].reason.status === 401) throw held[i].reason;
+        part.fail(held[i].reason);
+      }
+    });
   }
 
   const el = h(
@@ -440,11 +453,16 @@ export function runView(name, runId) {
     buttons,
     blockers.el,
     data.el,
+    attributes.el,
+    chain.el,
     line.el,
     steps.el,
     signals.el,
     updates.el,
     callbacks.el,
+    state.el,
+    streams.el,
+    rateLimit.el,
     family.el,
     actions,
   );

@@ -51,9 +51,7 @@ final class BatchCommand extends ApiCommand {
           b.path("query").asText());
     }
     table.print(out);
-    if (answer.hasNonNull("nextCursor")) {
-      out.println("more: --after " + answer.get("nextCursor").asText());
-    }
+    Cells.more(answer, out);
   }
 
   /** A job's progress, one field a line. */
@@ -192,9 +190,7 @@ final class BatchCommand extends ApiCommand {
             r.path("detail").asText(""));
       }
       table.print(out);
-      if (answer.hasNonNull("nextCursor")) {
-        out.println("more: --after " + answer.get("nextCursor").asText());
-      }
+      Cells.more(answer, out);
     }
   }
 

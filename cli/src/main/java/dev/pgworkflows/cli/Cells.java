@@ -59,4 +59,11 @@ final class Cells {
     }
     out.flush();
   }
+
+  /** The line a page of a list ends with when more may follow: how to ask for the next page. */
+  static void more(JsonNode answer, PrintWriter out) {
+    if (answer.hasNonNull("nextCursor")) {
+      out.println("more: --after " + answer.get("nextCursor").asText());
+    }
+  }
 }

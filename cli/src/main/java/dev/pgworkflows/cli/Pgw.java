@@ -25,6 +25,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       SchedulesCommand.class,
       AttributesCommand.class,
       BatchCommand.class,
+      AuditCommand.class,
+      RateLimitCommand.class,
       JournalsCommand.class,
       CallbacksCommand.class,
       CompletionCommand.class

@@ -35,7 +35,10 @@ import picocli.CommandLine.Parameters;
       RunOperationCommands.Restart.class,
       RunOperationCommands.Fork.class,
       RunJournalCommands.Blockers.class,
-      SearchCommands.Attributes.class
+      SearchCommands.Attributes.class,
+      RunViewCommands.State.class,
+      RunViewCommands.Streams.class,
+      RunViewCommands.Chain.class
     })
 final class RunsCommand {
   private RunsCommand() {}
@@ -119,9 +122,7 @@ final class RunsCommand {
             Cells.cell(r.path("input")));
       }
       table.print(out);
-      if (answer.hasNonNull("nextCursor")) {
-        out.println("more: --after " + answer.get("nextCursor").asText());
-      }
+      Cells.more(answer, out);
     }
   }
 

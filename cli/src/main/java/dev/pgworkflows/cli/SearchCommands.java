@@ -55,9 +55,7 @@ final class SearchCommands {
             Cells.cell(r.path("completedAt")));
       }
       table.print(out);
-      if (answer.hasNonNull("nextCursor")) {
-        out.println("more: --after " + answer.get("nextCursor").asText());
-      }
+      Cells.more(answer, out);
     }
   }
 

@@ -91,4 +91,42 @@ final class HandWorker {
             "status", "failed", "error", Map.of("type", "Declined", "message", "card declined")));
     api.post(path("runs", task.get("runId").asLong(), "complete"), Json.MAPPER.valueToTree(body));
   }
+
+  /** Journals one {@code run} step of the task's run that changes the run's state. */
+  void journalWithState(JsonNode task, String step, Map<String, Object> state) {
+    api.post(
+        path("runs", task.get("runId").asLong(), "steps"),
+        Json.MAPPER.valueToTree(
+            Map.of(
+                "messageId",
+                task.get("messageId").asLong(),
+                "receipt",
+                task.get("receipt").asText(),
+                "steps",
+                List.of(
+                    Map.of(
+                        "name", step, "kind", "run", "output", step + "-done", "state", state)))));
+  }
+
+  /** Writes values to a stream of the task's run as the body's writes, and closes it. */
+  void writeStream(JsonNode task, String stream, Object... values) {
+    List<Map<String, Object>> entries = new java.util.ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      entries.add(Map.of("writer", "", "seq", i, "value", values[i]));
+    }
+    api.post(
+        path("runs", task.get("runId").asLong(), "streams", stream),
+        Json.MAPPER.valueToTree(Map.of("entries", entries, "close", true)));
+  }
+
+  /** Ends the task's run by continuing it as a new run of the workflow with {@code input}. */
+  void continueAsNew(JsonNode task, Object input) {
+    api.post(
+        path("runs", task.get("runId").asLong(), "continue-as-new"),
+        Json.MAPPER.valueToTree(
+            Map.of(
+                "messageId", task.get("messageId").asLong(),
+                "receipt", task.get("receipt").asText(),
+                "input", input)));
+  }
 }
