@@ -303,8 +303,10 @@ $$;
 -- round robin (start-time fair queuing): the next is the oldest waiting run of the key whose next
 -- admission starts first in virtual time (the greater of its pass and the workflow's clock; ties
 -- by key), among keys whose own limit has room. As each admission moves its key's pass on by
--- 1 / its weight, a key of weight 3 is admitted three times for each time one of weight 1 is.
--- Skips what other transactions hold; returns how many.
+-- 1 / its weight, a key of weight 3 is admitted three times for each time one of weight 1 is. A
+-- run woken and not yet admitted has taken its key's turn already: each moves the key's start on
+-- by 1 / its weight too, so several slots freed together (or in quick succession) go by the round,
+-- not all to the key that was next. Skips what other transactions hold; returns how many.
 CREATE OR REPLACE FUNCTION queue.flow_wake_fair(p_name text, p_n integer)
  RETURNS integer
  LANGUAGE plpgsql
@@ -314,6 +316,7 @@ CREATE OR REPLACE FUNCTION queue.flow_wake_fair(p_name text, p_n integer)
 AS $$
 DECLARE
     v_clock   double precision;
+    v_weights jsonb;
     v_key     text;
     v_full    text[] := '{}';
     v_skipped bigint[] := '{}';
@@ -323,14 +326,19 @@ DECLARE
     v_outcome text;
     v_done    int := 0;
 BEGIN
-    SELECT cl.fair_clock INTO v_clock FROM queue.concurrency_limit cl WHERE cl.workflow_name = p_name;
+    SELECT cl.fair_clock, cl.weights INTO v_clock, v_weights
+      FROM queue.concurrency_limit cl WHERE cl.workflow_name = p_name;
     WHILE v_done < p_n LOOP
         SELECT fk.concurrency_key INTO v_key FROM queue.fair_key fk
          WHERE fk.workflow_name = p_name AND fk.concurrency_key <> ALL (v_full)
            AND EXISTS (SELECT 1 FROM queue.concurrency_wait cw
                         WHERE cw.workflow_name = p_name AND cw.concurrency_key = fk.concurrency_key
                           AND NOT cw.woken AND cw.run_id <> ALL (v_skipped))
-         ORDER BY greatest(fk.pass, v_clock), fk.concurrency_key
+         ORDER BY greatest(fk.pass, v_clock)
+                  + (SELECT count(*) FROM queue.concurrency_wait cw
+                      WHERE cw.workflow_name = p_name AND cw.concurrency_key = fk.concurrency_key AND cw.woken)
+                    / queue.fair_weight(v_weights, fk.concurrency_key)::double precision,
+                  fk.concurrency_key
          LIMIT 1;
         EXIT WHEN NOT FOUND;
         SELECT * INTO w FROM queue.concurrency_wait cw

@@ -57,12 +57,11 @@ class FairnessBetweenKeysTest {
   }
 
   /**
-   * Polls until every due task is handed out or parked, then, {@code turns} times, completes the
-   * oldest held run and takes the run woken for its slot: the keys in the order they were handed
-   * out, the first {@code total} included.
+   * Polls until every due task is handed out or parked: the runs handed out, their keys added to
+   * {@code order}.
    */
-  private List<String> handOuts(Connection c, String wf, int turns) throws SQLException {
-    List<String> order = new ArrayList<>();
+  private List<WorkflowSql.Held> settle(Connection c, String wf, List<String> order)
+      throws SQLException {
     List<WorkflowSql.Held> held = new ArrayList<>();
     for (List<WorkflowSql.Held> got = poll(c, wf, 10); ; got = poll(c, wf, 10)) {
       held.addAll(got);
@@ -70,9 +69,19 @@ class FairnessBetweenKeysTest {
       if (got.isEmpty()
           && query(c, "SELECT count(*) FROM queue.q___wf_" + wf + " WHERE vt <= now()")
               .equals("0")) {
-        break;
+        return held;
       }
     }
+  }
+
+  /**
+   * Polls until every due task is handed out or parked, then, {@code turns} times, completes the
+   * oldest held run and takes the run woken for its slot: the keys in the order they were handed
+   * out, the first {@code total} included.
+   */
+  private List<String> handOuts(Connection c, String wf, int turns) throws SQLException {
+    List<String> order = new ArrayList<>();
+    List<WorkflowSql.Held> held = settle(c, wf, order);
     for (int i = 0; i < turns; i++) {
       WorkflowSql.Held done = held.remove(0);
       complete(c, done, "s", "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60");
@@ -123,6 +132,37 @@ class FairnessBetweenKeysTest {
       assertThat(counts.get("b")).as(order.toString()).isBetween(14, 16);
       assertThat(counts.get("a")).as(order.toString()).isBetween(4, 6);
       assertThat(counts.get("c")).as(order.toString()).isBetween(4, 6);
+    }
+  }
+
+  @Test
+  void slotsFreedTogetherGoByTheRoundNotAllToTheKeyThatWasNext() throws SQLException {
+    try (Connection c = TestDatabase.fresh().connect()) {
+      exec(
+          c,
+          "SELECT queue.set_concurrency_limit('paired', 100, 'queue', NULL, NULL, 2,"
+              + " '{\"b\": 2}'::jsonb)");
+      start(c, "paired", "a", 30);
+      start(c, "paired", "b", 30);
+      start(c, "paired", "c", 30);
+      List<WorkflowSql.Held> held = settle(c, "paired", new ArrayList<>());
+      assertThat(held).hasSize(2);
+      List<String> order = new ArrayList<>();
+      for (int turn = 0; turn < 12; turn++) {
+        // Both slots free before either woken run is taken: two wakes, one after the other.
+        for (WorkflowSql.Held done : held) {
+          complete(c, done, "s", "NULL", "'{\"status\": \"completed\", \"output\": 1}'", "60");
+        }
+        held = new ArrayList<>(poll(c, "paired", 10));
+        assertThat(held).as("the runs woken for the two freed slots").hasSize(2);
+        held.forEach(h -> order.add(keyOf.get(h.run())));
+      }
+      Map<String, Integer> counts = new HashMap<>();
+      order.forEach(k -> counts.merge(k, 1, Integer::sum));
+      // 24 turns of 2 : 1 : 1 are 12, 6 and 6, give or take the turn a round is in.
+      assertThat(counts.get("b")).as(order.toString()).isBetween(11, 13);
+      assertThat(counts.get("a")).as(order.toString()).isBetween(5, 7);
+      assertThat(counts.get("c")).as(order.toString()).isBetween(5, 7);
     }
   }
 
