@@ -141,7 +141,8 @@ BEGIN
     END IF;
     SELECT * INTO q FROM queue.run_query_statement(b.query_tree, false);
     v_last := b.next_before;
-    FOR v_run IN EXECUTE 'SELECT s.run_id FROM (' || q.o_sql || ') s' USING q.o_vals, b.next_before, p_limit LOOP
+    FOR v_run IN EXECUTE 'SELECT s.run_id FROM (' || q.o_sql || ') s ORDER BY s.run_id DESC'
+                     USING q.o_vals, b.next_before, p_limit LOOP
         v_seen := v_seen + 1;
         BEGIN
             SELECT x.o_outcome, x.o_detail INTO v_outcome, v_detail
