@@ -69,8 +69,9 @@ BEGIN
         RETURN r.workflow_name;
     END IF;
     UPDATE queue.workflow_run wr SET paused_at = NULL WHERE wr.run_id = p_run_id;
-    -- A keyed run's admission decides again (flow_admit) when the poll receives its task.
-    IF r.status = 'running' AND r.current_msg_id IS NOT NULL THEN
+    -- A keyed run's admission decides again (flow_admit) when the poll receives its task. A task
+    -- whose step's retries are paused (step_retries.sql) stays parked until they are resumed.
+    IF r.status = 'running' AND r.current_msg_id IS NOT NULL AND NOT queue.step_retry_paused(r) THEN
         EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() WHERE msg_id = $1 AND vt = queue.parked_vt()'
                        ' RETURNING head', 'q_' || v_queue)
             USING r.current_msg_id INTO v_made;

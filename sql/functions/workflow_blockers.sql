@@ -13,7 +13,8 @@ $$;
 
 -- Why run p_run_id of workflow p_workflow is not running now: {"runId", "status", "blockers"}, each
 -- blocker {"kind", "text", ...data}; kinds workflow_paused, paused, ended, waiting, sleeping,
--- leased, concurrency, rate_limited, behind_group, no_worker (no worker seen within
+-- leased, retrying (a failed step waits for its next attempt), step_paused (its retries are
+-- paused), concurrency, rate_limited, behind_group, no_worker (no worker seen within
 -- p_worker_expiry_ms serves the run's version), no_worker_with_labels (none of those has the labels
 -- the task needs), sticky (the due task waits for the worker its run sticks to). An empty list: the task is due and about to be
 -- handed out. Null when the workflow has no such run.
@@ -57,6 +58,9 @@ DECLARE
     v_route   text;
     v_needs   jsonb;
     v_sticky  text;
+    sr        queue.step_retry;
+    v_backoff boolean := false;
+    v_failed  text;
 BEGIN
     PERFORM queue.check_workflow_name(p_workflow);
     PERFORM queue.check_range('worker expiry (milliseconds)', p_worker_expiry_ms, 1, 86400000);
@@ -157,7 +161,28 @@ BEGIN
     END IF;
     v_leased := v_ct > 0 AND v_vt > v_now AND NOT v_parked AND NOT v_pushed AND NOT v_in_line;
 
-    IF v_leased THEN
+    -- A retrying step (step_retries.sql): waiting for its backoff, not held by a worker; or paused.
+    sr := queue.step_retry_current(r);
+    IF sr.run_id IS NOT NULL THEN
+        v_failed := format('attempt %s of step "%s" failed', sr.attempt, sr.step_name)
+                    || coalesce(format(' (%s)', left(sr.error ->> 'message', 200)), '');
+        v_backoff := v_leased AND v_ct <= sr.attempt;
+        v_leased := v_leased AND NOT v_backoff;
+        IF sr.paused_at IS NOT NULL THEN
+            b := b || queue.blocker('step_paused',
+                format('the retries of step "%s" are paused (since %s): %s, and no attempt starts until they are resumed',
+                       sr.step_name, queue.api_instant(sr.paused_at), v_failed),
+                jsonb_build_object('step', sr.step_name, 'attempt', sr.attempt, 'since', queue.api_instant(sr.paused_at),
+                                   'error', sr.error));
+        END IF;
+    END IF;
+
+    IF v_backoff THEN
+        b := b || queue.blocker('retrying',
+            format('%s; the next attempt is due at %s', v_failed, queue.api_instant(v_vt)),
+            jsonb_build_object('step', sr.step_name, 'attempt', sr.attempt, 'until', queue.api_instant(v_vt),
+                               'error', sr.error));
+    ELSIF v_leased THEN
         SELECT array_agg(w.worker_id ORDER BY w.worker_id) INTO v_live FROM queue.worker_seen w
          WHERE w.workflow_name = p_workflow
            AND w.last_seen > v_now - make_interval(secs => p_worker_expiry_ms / 1000.0)

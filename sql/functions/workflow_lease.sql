@@ -69,9 +69,14 @@ END $$;
 -- due by and leases run from, as in receive. p_worker and p_labels name the worker that polls and its
 -- labels: a workflow's routing (worker_routing.sql) may keep tasks from it, hand it the tasks of
 -- the runs that stick to it and of the lanes its labels hold, and make the runs it takes stick.
+-- step_options: the retry options an operator set for the run's retrying step (step_retries.sql),
+-- named by its "step"; null when none.
 DROP FUNCTION IF EXISTS queue.workflow_poll(text, integer[], integer, integer, integer, timestamp with time zone);
+-- A replacement cannot change a function's columns: the definition is dropped first (the Migrator
+-- applies the files only when one changed).
+DROP FUNCTION IF EXISTS queue.workflow_poll(text, integer[], integer, integer, integer, timestamp with time zone, text, jsonb);
 CREATE OR REPLACE FUNCTION queue.workflow_poll(p_name text, p_versions integer[], p_qty integer, p_lease integer, p_journal_max integer DEFAULT NULL::integer, p_now timestamp with time zone DEFAULT NULL::timestamp with time zone, p_worker text DEFAULT NULL::text, p_labels jsonb DEFAULT NULL::jsonb)
- RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text)
+ RETURNS TABLE(run_id bigint, msg_id bigint, receipt bigint, attempt integer, version integer, reason text, input jsonb, journal jsonb, started_at timestamp with time zone, trace_context text, step_options jsonb)
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
  SET plan_cache_mode TO 'force_generic_plan'
@@ -183,7 +188,8 @@ BEGIN
                     PERFORM queue.delete(v_queue, m.msg_id);
                     CONTINUE;
                 END IF;
-                IF r.paused_at IS NOT NULL THEN
+                -- A task marked stepPaused (step_retries.sql) is parked while its step's retries are.
+                IF r.paused_at IS NOT NULL OR (m.body ? 'stepPaused' AND queue.step_retry_paused(r)) THEN
                     PERFORM queue.workflow_park_paused(v_queue, r.run_id, m.msg_id);
                     v_parked := v_parked + 1;
                     CONTINUE;
@@ -231,6 +237,7 @@ BEGIN
                             ELSE queue.workflow_journal_unless_longer(r.run_id, p_journal_max) END;
             started_at := r.started_at;
             trace_context := r.trace_context;
+            step_options := m.body -> 'stepOptions';
             RETURN NEXT;
         END LOOP;
         EXIT rounds WHEN (v_held = 0 AND v_parked = 0) OR n >= p_qty OR v_round >= 3;
@@ -263,8 +270,11 @@ BEGIN
 END $$;
 
 -- Hands a run's task back to its queue, due after p_delay_ms (a step's retry backoff); ok, stale or
--- not_running. p_counts false takes back this delivery's count (a task no worker saw).
-CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_delay_ms bigint, p_counts boolean DEFAULT true)
+-- not_running. p_counts false takes back this delivery's count (a task no worker saw). p_step
+-- names the step whose attempt failed, with p_error: recorded as the run's retrying step
+-- (step_retries.sql), and parked instead when an operator paused that step's retries.
+DROP FUNCTION IF EXISTS queue.workflow_retry(bigint, bigint, bigint, bigint, boolean);
+CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint, p_receipt bigint, p_delay_ms bigint, p_counts boolean DEFAULT true, p_step text DEFAULT NULL::text, p_error jsonb DEFAULT NULL::jsonb)
  RETURNS text
  LANGUAGE plpgsql
  SET enable_seqscan TO 'off'
@@ -273,8 +283,12 @@ CREATE OR REPLACE FUNCTION queue.workflow_retry(p_run_id bigint, p_msg_id bigint
  SET search_path TO 'queue', 'pg_temp'
 AS $$
 DECLARE
-    r       queue.workflow_run := queue.workflow_lock(p_run_id);
-    v_queue text := '__wf_' || r.workflow_name;
+    r        queue.workflow_run := queue.workflow_lock(p_run_id);
+    v_queue  text := '__wf_' || r.workflow_name;
+    v_due    timestamptz;
+    v_step   boolean := p_step IS NOT NULL AND coalesce(p_counts, true);
+    v_paused boolean := false;
+    v_ct     int;
 BEGIN
     PERFORM queue.check_range('delay (milliseconds)', p_delay_ms, 0, 31536000000);
     IF r.status <> 'running' THEN
@@ -285,17 +299,31 @@ BEGIN
        OR NOT queue.workflow_holds_lease(v_queue, p_msg_id, p_receipt) THEN
         RETURN 'stale';
     END IF;
+    IF v_step THEN
+        PERFORM queue.check_step_name(p_step);
+        v_paused := EXISTS (SELECT 1 FROM queue.step_retry_current(r) sr
+                             WHERE sr.step_name = p_step AND sr.paused_at IS NOT NULL);
+    END IF;
+    v_due := clock_timestamp() + make_interval(secs => p_delay_ms / 1000.0);
     -- read_ct is the attempt the next delivery reports; a delivery that does not count gives its
     -- increment back.
-    EXECUTE format('UPDATE queue.%I SET vt = clock_timestamp() + $2,'
+    EXECUTE format('UPDATE queue.%I SET vt = CASE WHEN $4 THEN queue.parked_vt() ELSE $2 END,'
                    ' read_ct = CASE WHEN $3 THEN read_ct ELSE greatest(read_ct - 1, 0) END'
-                   ' WHERE msg_id = $1', 'q_' || v_queue)
-        USING p_msg_id, make_interval(secs => p_delay_ms / 1000.0), coalesce(p_counts, true);
+                   ' WHERE msg_id = $1 RETURNING read_ct', 'q_' || v_queue)
+        USING p_msg_id, v_due, coalesce(p_counts, true), v_paused
+        INTO v_ct;
+    IF v_step THEN
+        PERFORM queue.step_retry_record(r, p_step, p_error, v_ct, v_due);
+    END IF;
+    IF v_paused THEN
+        PERFORM queue.flow_leave(r);
+    END IF;
     RETURN 'ok';
 END $$;
 
--- Parks the due task of a paused run, just received: not due until the run is resumed
--- (workflow_run_pause makes it due), this receive not counted. Decided with the run's row locked,
+-- Parks the due task of a paused run, or of a run whose retrying step is paused, just received: not
+-- due until the run (or step) is resumed (workflow_run_pause, workflow_step_pause make it due), this
+-- receive not counted. Decided with the run's row locked,
 -- as a resume locks it: a run someone holds is looked at again in a second, a run resumed since
 -- the poll read it is due again now. A keyed run gives up its slot, or its place in line (a slot
 -- kept for it passed on), to the next run of its key; after the resume it is admitted afresh.
@@ -304,8 +332,8 @@ CREATE OR REPLACE FUNCTION queue.workflow_park_paused(p_queue text, p_run_id big
  LANGUAGE plpgsql
 AS $$
 DECLARE
-    r       queue.workflow_run;
-    v_woken boolean;
+    r      queue.workflow_run;
+    v_park boolean;
 BEGIN
     SELECT * INTO r FROM queue.workflow_run wr WHERE wr.run_id = p_run_id FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
@@ -316,20 +344,10 @@ BEGIN
         PERFORM queue.delete(p_queue, p_msg_id);
         RETURN;
     END IF;
+    v_park := r.paused_at IS NOT NULL OR queue.step_retry_paused(r);
     PERFORM queue.workflow_task_due_again(p_queue, p_msg_id,
-                                          CASE WHEN r.paused_at IS NOT NULL THEN queue.parked_vt() ELSE clock_timestamp() END);
-    IF r.paused_at IS NULL OR r.concurrency_key IS NULL THEN
-        RETURN;
-    END IF;
-    IF r.slot_held THEN
-        UPDATE queue.workflow_run wr SET slot_held = NULL WHERE wr.run_id = p_run_id;
-        PERFORM queue.flow_freed(r.workflow_name, r.concurrency_key);
-    END IF;
-    DELETE FROM queue.concurrency_wait cw
-     WHERE cw.workflow_name = r.workflow_name AND cw.concurrency_key = r.concurrency_key
-       AND cw.run_id = p_run_id
-    RETURNING cw.woken INTO v_woken;
-    IF v_woken THEN
-        PERFORM queue.flow_freed(r.workflow_name, r.concurrency_key);
+                                          CASE WHEN v_park THEN queue.parked_vt() ELSE clock_timestamp() END);
+    IF v_park THEN
+        PERFORM queue.flow_leave(r);
     END IF;
 END $$;

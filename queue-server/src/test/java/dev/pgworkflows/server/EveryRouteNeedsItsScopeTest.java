@@ -38,6 +38,7 @@ class EveryRouteNeedsItsScopeTest {
       return path.replace("{queue}", "scoped")
           .replace("{name}", "scoped-wf")
           .replace("{runId}", "1")
+          .replace("{step}", "scoped-step")
           .replace("{id}", "1")
           .replace("{streamId}", "no-such-stream")
           .replace("{stream}", "scoped-stream")

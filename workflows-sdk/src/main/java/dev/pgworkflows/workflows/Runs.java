@@ -16,6 +16,7 @@ import dev.pgworkflows.workflows.internal.link.RunsLink;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -252,6 +253,88 @@ public final class Runs {
   public RunInfo fork(String workflow, long runId, String fromStep, Object input) {
     JsonNode in = input == null ? NullNode.getInstance() : Transport.JSON.valueToTree(input);
     return runAction(workflow, runId, "/fork", new ForkRequest(fromStep, in));
+  }
+
+  /**
+   * The run's retrying step {@code step}: the attempt that failed, its error and where its retries
+   * stand. An {@link ApiException} with status 409 when the run is not retrying that step.
+   */
+  public RetryingStep retryingStep(String workflow, long runId, String step) {
+    Workflow.checkName(workflow);
+    return retrying(http("step retries").get(stepPath(workflow, runId, step) + "/retry"));
+  }
+
+  /**
+   * Pauses the retries of the run's retrying step: no attempt of it starts until {@link
+   * #resumeStep}. An attempt out with a worker finishes; if it fails, it is not tried again. Needs
+   * scope {@code admin}; a 409 {@link ApiException} when the run is not retrying that step.
+   */
+  public RetryingStep pauseStep(String workflow, long runId, String step) {
+    return stepAction(workflow, runId, step, "/pause");
+  }
+
+  /** Resumes the paused retries of the run's retrying step: its next attempt is due now. */
+  public RetryingStep resumeStep(String workflow, long runId, String step) {
+    return stepAction(workflow, runId, step, "/resume");
+  }
+
+  /**
+   * Resets the attempts counted for the run's retrying step: its next attempt, due now unless
+   * paused, is attempt 1, with all of its policy's attempts ahead. A 409 while an attempt of it is
+   * out with a worker.
+   */
+  public RetryingStep resetStep(String workflow, long runId, String step) {
+    return stepAction(workflow, runId, step, "/reset");
+  }
+
+  /**
+   * Gives the run's retrying step {@code policy} in place of its code's, for this run: its
+   * attempts, backoff, base, max and timeout apply from its next attempt (the code's jitter and
+   * non-retryable types stay). Null clears what was set. Needs scope {@code admin}.
+   */
+  public RetryingStep setStepRetry(String workflow, long runId, String step, Retry policy) {
+    Workflow.checkName(workflow);
+    Map<String, Object> options = new LinkedHashMap<>();
+    if (policy != null) {
+      options.put("attempts", policy.attempts());
+      options.put("backoff", policy.backoff().name().toLowerCase(java.util.Locale.ROOT));
+      options.put("baseMs", policy.base().toMillis());
+      options.put("maxMs", policy.max().toMillis());
+      if (policy.timeout() != null) {
+        options.put("timeoutMs", policy.timeout().toMillis());
+      }
+    }
+    return retrying(
+        http("step retries")
+            .put(stepPath(workflow, runId, step) + "/options", options, JsonNode.class));
+  }
+
+  private RetryingStep stepAction(String workflow, long runId, String step, String action) {
+    Workflow.checkName(workflow);
+    return retrying(http("step retries").post(stepPath(workflow, runId, step) + action, null));
+  }
+
+  private static String stepPath(String workflow, long runId, String step) {
+    return "/v1/workflows/" + workflow + "/runs/" + runId + "/steps/" + encode(step);
+  }
+
+  private static RetryingStep retrying(JsonNode n) {
+    return new RetryingStep(
+        n.path("runId").asLong(),
+        n.path("step").asText(),
+        n.path("attempt").asInt(),
+        n.get("error"),
+        instant(n, "failedAt"),
+        instant(n, "nextAttemptAt"),
+        n.path("state").asText(),
+        n.path("paused").asBoolean(),
+        instant(n, "pausedAt"),
+        n.get("options"));
+  }
+
+  private static Instant instant(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? null : Instant.parse(v.asText());
   }
 
   private RunInfo runAction(String workflow, long runId, String action, Object body) {

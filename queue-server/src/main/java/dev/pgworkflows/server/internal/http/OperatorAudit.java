@@ -143,7 +143,15 @@ public final class OperatorAudit {
           "POST /v1/batches",
           new Audited("batch.create", List.of(), List.of("batchId", "action", "query", "selected")),
           "POST /v1/batches/{batchId}/cancel",
-          new Audited("batch.cancel", List.of("batchId"), List.of("status", "done")));
+          new Audited("batch.cancel", List.of("batchId"), List.of("status", "done")),
+          "POST /v1/workflows/{name}/runs/{runId}/steps/{step}/pause",
+          new Audited("step.pause", List.of("name", "runId", "step"), List.of("attempt", "state")),
+          "POST /v1/workflows/{name}/runs/{runId}/steps/{step}/resume",
+          new Audited("step.resume", List.of("name", "runId", "step"), List.of("attempt", "state")),
+          "POST /v1/workflows/{name}/runs/{runId}/steps/{step}/reset",
+          new Audited("step.reset", List.of("name", "runId", "step"), List.of("attempt", "state")),
+          "PUT /v1/workflows/{name}/runs/{runId}/steps/{step}/options",
+          new Audited("step.options", List.of("name", "runId", "step"), List.of("options")));
 
   /**
    * Every action the audit trail records, in one list: the operator routes' and the change of the

@@ -12,6 +12,7 @@ import dev.pgworkflows.engine.internal.store.RunStore;
 import dev.pgworkflows.engine.internal.store.RunStreamStore;
 import dev.pgworkflows.engine.internal.store.ScheduleStore;
 import dev.pgworkflows.engine.internal.store.Sql;
+import dev.pgworkflows.engine.internal.store.StepRetryStore;
 import dev.pgworkflows.engine.internal.store.TopicStore;
 import dev.pgworkflows.server.internal.telemetry.Metrics;
 import dev.pgworkflows.server.internal.telemetry.Tracing;
@@ -61,6 +62,7 @@ public final class ServerRoutes {
         new SearchRoutes(core.searchCalls())::register,
         new BulkRoutes(core.bulkCalls())::register,
         new RunControlRoutes(operations, runs)::register,
+        new StepRetryRoutes(new StepRetryStore(p.sql()), runs)::register,
         new ChildRoutes(calls, p.tracing())::register,
         new ScheduleRoutes(
                 new ScheduleStore(p.sql()), core.registrations(), core.backfills(), p.clock())

@@ -26,13 +26,20 @@ public final class Retries {
   }
 
   /**
-   * Hands the task back; {@code step}, when given, names the failing step for the retry metric.
+   * Hands the task back; {@code step}, when given, names the failing step (with its {@code error},
+   * JSON text or null) for the run's retrying step and the retry metric.
    *
    * @return the outcome: ok, not_running or stale
    */
   public String retry(
-      String name, long runId, long messageId, long receipt, long delayMs, String step) {
-    String outcome = store.retry(runId, messageId, receipt, delayMs);
+      String name,
+      long runId,
+      long messageId,
+      long receipt,
+      long delayMs,
+      String step,
+      String error) {
+    String outcome = store.retry(runId, messageId, receipt, delayMs, step, error);
     if ("ok".equals(outcome) && delayMs <= TIMER_HORIZON_MS) {
       // The task is due again soon (at once, for a task handed back): wake this server's
       // pollers then, as after a short sleep.

@@ -1,5 +1,6 @@
 package dev.pgworkflows.engine.internal.runtime;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pgworkflows.engine.internal.checks.ApiException;
 import dev.pgworkflows.engine.internal.checks.FlowChecks;
 import dev.pgworkflows.engine.internal.checks.StartTimings;
@@ -196,7 +197,16 @@ public final class WorkerCalls {
     long msg = WorkerChecks.messageId(req.messageId());
     long receipt = WorkerChecks.receipt(req.receipt());
     long delayMs = WorkerChecks.delayMs("delayMs", req.delayMs());
-    return new RetryOutcome(p.retries().retry(name, runId, msg, receipt, delayMs, req.step()));
+    String step = req.step();
+    if (step != null) {
+      WorkerChecks.stepName("step", step);
+    }
+    JsonNode error = req.error();
+    if (error != null && !error.isNull() && !error.isObject()) {
+      throw ApiException.badRequest("error", "error must be an object, as a journal row's error");
+    }
+    String errorJson = error == null || error.isNull() ? null : Json.write(error);
+    return new RetryOutcome(p.retries().retry(name, runId, msg, receipt, delayMs, step, errorJson));
   }
 
   /** Extends a lease; a 409 when it was lost (cancelled, finished or expired). */

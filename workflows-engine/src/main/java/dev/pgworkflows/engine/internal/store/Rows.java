@@ -28,7 +28,8 @@ final class Rows {
         rs.getString("input") == null ? "null" : rs.getString("input"),
         rs.getString("journal"),
         rs.getTimestamp("started_at").toInstant(),
-        rs.getString("trace_context"));
+        rs.getString("trace_context"),
+        rs.getString("step_options"));
   }
 
   /**

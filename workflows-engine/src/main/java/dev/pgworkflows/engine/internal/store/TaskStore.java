@@ -216,9 +216,13 @@ public final class TaskStore {
         Json.write(rows));
   }
 
-  /** Hands a task back, due after {@code delayMs}: a worker's retry, which counts as an attempt. */
-  public String retry(long runId, long messageId, long receipt, long delayMs) {
-    return retry(runId, messageId, receipt, delayMs, true);
+  /**
+   * Hands a task back, due after {@code delayMs}: a worker's retry, which counts as an attempt;
+   * {@code step} (with its {@code error}, JSON text) names the step whose attempt failed.
+   */
+  public String retry(
+      long runId, long messageId, long receipt, long delayMs, String step, String error) {
+    return retry(runId, messageId, receipt, delayMs, true, step, error);
   }
 
   /**
@@ -226,14 +230,27 @@ public final class TaskStore {
    * it), whose next delivery then reports the attempt this one did.
    */
   public String retry(long runId, long messageId, long receipt, long delayMs, boolean counts) {
+    return retry(runId, messageId, receipt, delayMs, counts, null, null);
+  }
+
+  private String retry(
+      long runId,
+      long messageId,
+      long receipt,
+      long delayMs,
+      boolean counts,
+      String step,
+      String error) {
     return sql.one(
-            "SELECT queue.workflow_retry(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?)",
+            "SELECT queue.workflow_retry(?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb)",
             rs -> rs.getString(1),
             runId,
             messageId,
             receipt,
             delayMs,
-            counts)
+            counts,
+            step,
+            error)
         .orElseThrow();
   }
 

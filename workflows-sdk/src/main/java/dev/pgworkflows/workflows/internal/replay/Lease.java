@@ -148,7 +148,15 @@ public final class Lease {
 
   /** Hands the task back to reappear after {@code delay}. */
   public synchronized String retryLater(Duration delay, String step) {
-    RetryRequest body = new RetryRequest(messageId, receipt, delay.toMillis(), step);
+    return retryLater(delay, step, null);
+  }
+
+  /**
+   * Hands the task back to reappear after {@code delay}, {@code step}'s attempt having failed with
+   * {@code error} (the journal's error shape): the server shows it as the run's retrying step.
+   */
+  public synchronized String retryLater(Duration delay, String step, JsonNode error) {
+    RetryRequest body = new RetryRequest(messageId, receipt, delay.toMillis(), step, error);
     return write(
         "/retry",
         () ->

@@ -60,7 +60,15 @@ public final class Replay implements WorkflowContext, StepContext {
     this.completion = new RunCompletion(lease, journal, env.hook(), state, env.clock());
     this.steps =
         new StepExecution(
-            journal, completion, lease, tracing, cancellation, task.attempt(), env, state);
+            journal,
+            completion,
+            lease,
+            tracing,
+            cancellation,
+            task.attempt(),
+            task.stepOptions(),
+            env,
+            state);
     this.parallel = new ParallelSteps(journal, steps, lease, tracing, cancellation, env);
     this.composition = new Composition(journal, completion, lease, tracing, steps, env.clock());
     this.values = new JournaledValues(journal, completion, steps, env.clock());

@@ -54,6 +54,10 @@ final class StepExecution {
 
   private boolean needsSoft;
   private int attempt;
+
+  /** The retry options an operator set for the run's retrying step (null: none). */
+  private final JsonNode operatorOptions;
+
   private volatile boolean inStep;
 
   StepExecution(
@@ -63,6 +67,7 @@ final class StepExecution {
       StepTracing tracing,
       CancellationFlag cancellation,
       int attempt,
+      JsonNode operatorOptions,
       RunEnvironment env,
       RunStateMap state) {
     this.journal = journal;
@@ -71,6 +76,7 @@ final class StepExecution {
     this.tracing = tracing;
     this.cancellation = cancellation;
     this.attempt = Math.max(1, attempt);
+    this.operatorOptions = operatorOptions;
     this.heartbeat = new Heartbeat(env.heartbeats(), env.leaseDuration());
     this.stopping = env.stopping();
     this.clock = env.clock();
@@ -103,7 +109,7 @@ final class StepExecution {
     Span span = tracing.start(name, "run", attempt);
     Scope scope = span.makeCurrent();
     try {
-      return runNew(name, type, fn, retry, span);
+      return runNew(name, type, fn, OperatorRetry.apply(operatorOptions, name, retry), span);
     } finally {
       scope.close();
       span.end();
@@ -315,7 +321,8 @@ final class StepExecution {
         throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
       }
       if (retry.retries(attempt, failure)) {
-        String outcome = lease.retryLater(retry.delayAfter(attempt), name);
+        String outcome =
+            lease.retryLater(retry.delayAfter(attempt), name, StepErrors.json(failure, name));
         throw new Suspend("ok".equals(outcome) ? Suspend.Why.RETRYING : Suspend.Why.LEASE_LOST);
       }
       ObjectNode error = StepErrors.json(failure, name);

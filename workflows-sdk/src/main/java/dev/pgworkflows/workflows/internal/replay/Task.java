@@ -25,7 +25,34 @@ public record Task(
     JsonNode input,
     List<Entry> journal,
     Instant startedAt,
-    String traceContext) {
+    String traceContext,
+    JsonNode stepOptions) {
+
+  /** A task without an operator's step options. */
+  public Task(
+      long runId,
+      long messageId,
+      String receipt,
+      int attempt,
+      int version,
+      String reason,
+      JsonNode input,
+      List<Entry> journal,
+      Instant startedAt,
+      String traceContext) {
+    this(
+        runId,
+        messageId,
+        receipt,
+        attempt,
+        version,
+        reason,
+        input,
+        journal,
+        startedAt,
+        traceContext,
+        null);
+  }
 
   /**
    * One journal row.
@@ -78,7 +105,8 @@ public record Task(
         n.get("input"),
         journal,
         started == null ? null : Instant.parse(started),
-        text(n, "traceContext"));
+        text(n, "traceContext"),
+        n.get("stepOptions"));
   }
 
   /**
@@ -102,7 +130,8 @@ public record Task(
           input,
           journal,
           t.startedAt(),
-          t.traceContext());
+          t.traceContext(),
+          t.stepOptions() == null ? null : Transport.JSON.readTree(t.stepOptions()));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a leased task's JSON does not read: " + e.getMessage(), e);
     }
@@ -130,7 +159,8 @@ public record Task(
         input,
         journal,
         startedAt,
-        traceContext);
+        traceContext,
+        stepOptions);
   }
 
   /** The tasks of an answer's {@code tasks} array; none when it has none. */
