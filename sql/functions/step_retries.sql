@@ -87,7 +87,7 @@ DECLARE
 BEGIN
     PERFORM queue.check_step_name(p_step);
     IF p_run.status <> 'running' THEN
-        RAISE EXCEPTION 'run % is %: only a running run''s step can be retried', p_run.run_id, p_run.status
+        RAISE EXCEPTION 'run % is %: it retries no step', p_run.run_id, p_run.status
             USING ERRCODE = 'WF003';
     END IF;
     sr := queue.step_retry_current(p_run);

@@ -92,6 +92,17 @@ final class HandWorker {
     api.post(path("runs", task.get("runId").asLong(), "complete"), Json.MAPPER.valueToTree(body));
   }
 
+  /** Hands the task back as a failed attempt of {@code step}, its next due after a minute. */
+  void failAttempt(JsonNode task, String step) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("messageId", task.get("messageId").asLong());
+    body.put("receipt", task.get("receipt").asText());
+    body.put("delayMs", 60_000);
+    body.put("step", step);
+    body.put("error", Map.of("type", "Declined", "message", "card declined"));
+    api.post(path("runs", task.get("runId").asLong(), "retry"), Json.MAPPER.valueToTree(body));
+  }
+
   /** Journals one {@code run} step of the task's run that changes the run's state. */
   void journalWithState(JsonNode task, String step, Map<String, Object> state) {
     api.post(
