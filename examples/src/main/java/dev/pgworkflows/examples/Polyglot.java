@@ -17,7 +17,8 @@ import java.time.Duration;
  * with the token {@code $WORKFLOWS_TOKEN}.
  *
  * <ul>
- *   <li>{@code serve}: serves {@code java-invoice} until its standard input closes.
+ *   <li>{@code serve}: serves {@code java-invoice} (and {@code java-burn}, ten trivial steps, for
+ *       the TypeScript SDK's burn-down) until its standard input closes.
  *   <li>{@code start WORKFLOW INPUT_JSON}: starts a run, prints its id.
  *   <li>{@code await WORKFLOW RUN_ID}: prints the run's output as JSON once it completes.
  * </ul>
@@ -45,6 +46,19 @@ public final class Polyglot {
                 return out;
               });
 
+  /** Ten trivial steps: what the TypeScript SDK's burn-down compares a Node worker with. */
+  static final Workflow<Integer, Integer> BURN =
+      Workflow.define("java-burn", Integer.class, Integer.class)
+          .run(
+              (ctx, n) -> {
+                int v = n;
+                for (int i = 0; i < 10; i++) {
+                  int before = v;
+                  v = ctx.step().run("s" + i, Integer.class, () -> before + 1);
+                }
+                return v;
+              });
+
   public static void main(String[] args) throws IOException {
     String url = System.getenv().getOrDefault("WORKFLOWS_URL", "http://localhost:7700");
     String token = System.getenv("WORKFLOWS_TOKEN");
@@ -55,13 +69,15 @@ public final class Polyglot {
     }
     switch (args[0]) {
       case "serve" -> {
-        Worker worker = INVOICE.serve(WorkerOptions.url(url).token(token));
-        System.out.println("serving java-invoice");
+        Worker invoices = INVOICE.serve(WorkerOptions.url(url).token(token));
+        Worker burn = BURN.serve(WorkerOptions.url(url).token(token).concurrency(16));
+        System.out.println("serving java-invoice and java-burn");
         System.out.flush();
         while (System.in.read() >= 0) {
           // serve until the standard input closes
         }
-        worker.close();
+        burn.close();
+        invoices.close();
       }
       case "start" -> {
         WorkflowClient client = WorkflowClient.connect(url, token);
