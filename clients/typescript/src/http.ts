@@ -70,6 +70,11 @@ export class Transport {
     this.token = options.token ?? process.env.WORKFLOWS_TOKEN;
   }
 
+  /** The Authorization header of this server's token; none without a token. */
+  authorization(): Record<string, string> {
+    return this.token ? { Authorization: `Bearer ${this.token}` } : {};
+  }
+
   async request(
     method: string,
     path: string,

@@ -23,6 +23,8 @@ export interface JournalEntry {
   output?: unknown;
   error?: JournalError;
   timedOut?: boolean;
+  /** The run state changes journaled with the row: key to value, null removing the key. */
+  state?: Record<string, unknown> | null;
 }
 
 /** A step row to journal. */
@@ -32,6 +34,7 @@ export interface StepRow {
   output?: unknown;
   error?: JournalError;
   startedAt?: string;
+  state?: Record<string, unknown>;
 }
 
 /**

@@ -69,6 +69,19 @@ export interface Steps {
   invoke<T = unknown>(name: string, workflow: WorkflowRef, input?: unknown): Promise<T>;
 }
 
+/**
+ * The run's state: keys with JSON values, kept with the journal (each change goes with the next
+ * row the worker journals) and readable from outside while the run goes on (GET .../state).
+ */
+export interface RunState {
+  get<T = unknown>(key: string): T | undefined;
+  /** Sets a key (1 to 128 of a-z, A-Z, 0-9, ".", "_", "-"); null or undefined removes it. */
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  /** Every key set, with its value. */
+  all(): Record<string, unknown>;
+}
+
 /** What a body is given besides its input. */
 export interface WorkflowContext {
   readonly runId: number;
@@ -77,6 +90,8 @@ export interface WorkflowContext {
   /** Aborted when the run is cancelled or its lease is lost: thread it into long work. */
   readonly signal: AbortSignal;
   readonly step: Steps;
+  /** The run's state, as of this point of the body. */
+  readonly state: RunState;
   /** The time, journaled the first time: the same on every replay. */
   now(): Promise<Date>;
   /** A random UUID, journaled the first time: the same on every replay. */
@@ -104,6 +119,14 @@ export class Execution implements WorkflowContext, Steps {
   readonly version: number;
   readonly step: Steps = this;
   private readonly journal = new Map<string, JournalEntry>();
+  /** The journal's rows in order, and how many of them the body has passed (their state applied). */
+  private readonly rows: JournalEntry[];
+  private readonly order = new Map<string, number>();
+  private passed = 0;
+  /** The state of the rows passed, and the body's changes since, to go with its next row. */
+  private readonly applied = new Map<string, unknown>();
+  private pending: Record<string, unknown> = {};
+  private carriers: number;
   private readonly seen = new Set<string>();
   private nextAttempt: number;
   private inFlight = 0;
@@ -124,9 +147,80 @@ export class Execution implements WorkflowContext, Steps {
     this.workflow = workflow;
     this.version = t.version;
     this.nextAttempt = Math.max(1, t.attempt);
-    for (const e of t.journal ?? []) {
+    this.rows = t.journal ?? [];
+    this.rows.forEach((e, i) => {
       this.journal.set(e.name, e);
+      this.order.set(e.name, i);
+    });
+    this.carriers = this.rows.filter((e) => e.name.startsWith("__state.")).length;
+  }
+
+  readonly state: RunState = {
+    get: <T>(key: string): T | undefined => {
+      if (Object.prototype.hasOwnProperty.call(this.pending, key)) {
+        const v = this.pending[key];
+        return v === null ? undefined : (v as T);
+      }
+      return this.applied.get(key) as T | undefined;
+    },
+    set: (key: string, value: unknown) => {
+      if (typeof key !== "string" || !/^[a-zA-Z0-9._-]{1,128}$/.test(key) || key.startsWith("__")) {
+        throw new InvalidRequestError(
+          `state key ${JSON.stringify(key)} must be 1 to 128 characters of a-z, A-Z, 0-9, ".", "_" and "-", not starting with "__"`,
+          { field: "state" },
+        );
+      }
+      this.pending[key] = value === undefined ? null : JSON.parse(toJson(value, `state ${key}`));
+    },
+    delete: (key: string) => this.state.set(key, null),
+    all: () => {
+      const out: Record<string, unknown> = Object.fromEntries(this.applied);
+      for (const [k, v] of Object.entries(this.pending)) {
+        if (v === null) delete out[k];
+        else out[k] = v;
+      }
+      return out;
+    },
+  };
+
+  /**
+   * The body passed journaled row {@code e}: the state of every row up to it applies, and the
+   * body's changes before it went with it or an earlier row.
+   */
+  private pass(e: JournalEntry): void {
+    const at = this.order.get(e.name) ?? -1;
+    while (this.passed <= at) {
+      const changes = this.rows[this.passed++]!.state;
+      for (const [k, v] of Object.entries(changes ?? {})) {
+        if (v === null) this.applied.delete(k);
+        else this.applied.set(k, v);
+      }
     }
+    this.pending = {};
+  }
+
+  /** The body's changes since its last row, to journal with the next; none when it made none. */
+  private takeChanges(): Record<string, unknown> | undefined {
+    if (Object.keys(this.pending).length === 0) {
+      return undefined;
+    }
+    const changes = this.pending;
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === null) this.applied.delete(k);
+      else this.applied.set(k, v);
+    }
+    this.pending = {};
+    return changes;
+  }
+
+  /** Journals the body's changes in a row of their own, before a write that carries no row. */
+  private async carryChanges(): Promise<boolean> {
+    const state = this.takeChanges();
+    if (state === undefined) {
+      return true;
+    }
+    const name = `__state.${++this.carriers}`;
+    return (await this.lease.journal([{ name, kind: "run", output: null, state }])) === "ok";
   }
 
   get signal(): AbortSignal {
@@ -142,6 +236,11 @@ export class Execution implements WorkflowContext, Steps {
     const outcome = await Promise.race([ran, this.suspended.then((): Outcome => ({ kind: "suspended" }))]);
     this.done = true;
     return outcome;
+  }
+
+  /** The body's last changes, in a row of their own, before the run's end; false if refused. */
+  async beforeEnd(): Promise<boolean> {
+    return this.carryChanges();
   }
 
   /** Stops the body here: the server brings the run back (or another worker has it). */
@@ -164,6 +263,9 @@ export class Execution implements WorkflowContext, Steps {
       throw new NonDeterministicWorkflowError(
         `step ${name} is a ${kind} step now, but the run's journal has it as a ${e.kind} step: the body is not deterministic`,
       );
+    }
+    if (e) {
+      this.pass(e);
     }
     return e;
   }
@@ -241,14 +343,22 @@ export class Execution implements WorkflowContext, Steps {
           await this.lease.retry(delay, name, error);
           return this.halt();
         }
-        const outcome = await this.lease.journal([{ name, kind: "run", error, startedAt }]);
+        const outcome = await this.lease.journal([
+          { name, kind: "run", error, startedAt, state: this.takeChanges() },
+        ]);
         if (outcome !== "ok") {
           return this.halt();
         }
         this.nextAttempt = 1;
         throw new StepFailedError(name, error);
       }
-      const row: StepRow = { name, kind: "run", output: JSON.parse(text), startedAt };
+      const row: StepRow = {
+        name,
+        kind: "run",
+        output: JSON.parse(text),
+        startedAt,
+        state: this.takeChanges(),
+      };
       const outcome = await this.lease.journal([row]);
       if (outcome !== "ok") {
         return this.halt();
@@ -306,6 +416,7 @@ export class Execution implements WorkflowContext, Steps {
         kind: "sleep",
         startedAt: new Date(called).toISOString(),
         output: { until: new Date(called + delayMs).toISOString() },
+        state: this.takeChanges(),
       },
       next: { delayMs: Math.max(0, delayMs - (Date.now() - called)) },
     });
@@ -363,6 +474,9 @@ export class Execution implements WorkflowContext, Steps {
     }
     const next: Record<string, unknown> = { wait };
     if (delayMs !== undefined) next.delayMs = delayMs;
+    if (!(await this.carryChanges())) {
+      return this.halt();
+    }
     await this.lease.complete({ next });
     return this.halt();
   }
@@ -403,7 +517,13 @@ export class Execution implements WorkflowContext, Steps {
     });
     this.seen.add(resultStep);
     await this.lease.complete({
-      step: { name, kind: "child", output: { runId: run.runId, workflow: child }, startedAt },
+      step: {
+        name,
+        kind: "child",
+        output: { runId: run.runId, workflow: child },
+        startedAt,
+        state: this.takeChanges(),
+      },
       next: { wait: { step: resultStep, event: `__child.${run.runId}`, match: {} } },
     });
     return this.halt();
@@ -415,6 +535,7 @@ export class Execution implements WorkflowContext, Steps {
     const name = `__now.${++this.counters.now}`;
     const e = this.journal.get(name);
     if (e) {
+      this.pass(e);
       return new Date(e.output as string);
     }
     const at = new Date();
@@ -426,6 +547,7 @@ export class Execution implements WorkflowContext, Steps {
     const name = `__uuid.${++this.counters.uuid}`;
     const e = this.journal.get(name);
     if (e) {
+      this.pass(e);
       return e.output as string;
     }
     const id = cryptoUUID();
@@ -437,7 +559,7 @@ export class Execution implements WorkflowContext, Steps {
     if (!(await this.beforeNew())) {
       return NEVER;
     }
-    if ((await this.lease.journal([{ name, kind: "run", output }])) !== "ok") {
+    if ((await this.lease.journal([{ name, kind: "run", output, state: this.takeChanges() }])) !== "ok") {
       return this.halt();
     }
     this.nextAttempt = 1;
@@ -447,6 +569,9 @@ export class Execution implements WorkflowContext, Steps {
     const text = toJson(input === undefined ? null : input, "the successor's input");
     if (!(await this.beforeNew())) {
       return NEVER;
+    }
+    if (!(await this.carryChanges())) {
+      return this.halt();
     }
     await this.lease.continueAsNew(JSON.parse(text));
     return this.halt();

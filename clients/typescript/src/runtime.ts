@@ -1,6 +1,7 @@
 export {
   type Arm,
   type Fired,
+  type RunState,
   type StepContext,
   type Steps,
   type WorkflowContext,

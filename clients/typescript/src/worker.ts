@@ -1,5 +1,10 @@
 import { hostname } from "node:os";
-import { InvalidRequestError, WorkflowVersionMismatch, journalError } from "./errors.js";
+import {
+  InvalidRequestError,
+  ServerUnavailableError,
+  WorkflowVersionMismatch,
+  journalError,
+} from "./errors.js";
 import { type ServerOptions, Transport, sleep } from "./http.js";
 import { Lease, type Task } from "./lease.js";
 import { Execution } from "./replay.js";
@@ -19,6 +24,11 @@ export interface WorkerOptions {
    * brings, so closing takes up to this long.
    */
   pollSeconds?: number;
+  /**
+   * How tasks come: "stream" (default), a task stream the server writes tasks to as they come due,
+   * for the slots the worker reports free; or "poll", long polls.
+   */
+  intake?: "stream" | "poll";
   /** Close on SIGTERM and SIGINT (default true). */
   handleSignals?: boolean;
   /** Told of errors the worker keeps going through (the server away, a run's write refused). */
@@ -43,6 +53,9 @@ export class Worker {
   private readonly pollSeconds: number;
   private stopping = false;
   private loop!: Promise<void>;
+  /** The open task stream: its id, the tasks read from it, and the last report's number. */
+  private stream?: { id: string; seen: number };
+  private reports = 0;
   private readonly onSignal = () => void this.close();
 
   private constructor(
@@ -79,7 +92,7 @@ export class Worker {
 
   static start(definition: Workflow<any, any>, options: ServerOptions & WorkerOptions): Worker {
     const w = new Worker(definition, options);
-    w.loop = w.pollLoop();
+    w.loop = (options.intake ?? "stream") === "stream" ? w.streamLoop() : w.pollLoop();
     if (options.handleSignals ?? true) {
       process.once("SIGTERM", w.onSignal);
       process.once("SIGINT", w.onSignal);
@@ -92,7 +105,7 @@ export class Worker {
     return this.active.size;
   }
 
-  private report(e: unknown): void {
+  private failed(e: unknown): void {
     this.options.onError?.(e);
   }
 
@@ -123,16 +136,13 @@ export class Worker {
         if (this.stopping) {
           break;
         }
-        this.report(e);
+        this.failed(e);
         await sleep(pause);
         pause = Math.min(pause * 2, 5000);
         continue;
       }
       for (const task of tasks) {
-        const done: Promise<void> = (this.stopping ? this.handBack(task) : this.runTask(task)).finally(
-          () => this.active.delete(done),
-        );
-        this.active.add(done);
+        this.take(task);
       }
     }
   }
@@ -142,7 +152,125 @@ export class Worker {
     try {
       await new Lease(this.http, `${this.path}/runs/${task.runId}`, task, this.leaseSeconds, this.headers).retry(0);
     } catch (e) {
-      this.report(e);
+      this.failed(e);
+    }
+  }
+
+  /** Starts a task's run (or hands it back when closing), tracked among the active ones. */
+  private take(task: Task): void {
+    const done: Promise<void> = (this.stopping ? this.handBack(task) : this.runTask(task)).finally(
+      () => {
+        this.active.delete(done);
+        this.reportSlots();
+      },
+    );
+    this.active.add(done);
+  }
+
+  /**
+   * Tells the stream how many tasks this worker read from it and how many slots are free now: the
+   * stream sends at most that many more. Reports are numbered; a late one is ignored.
+   */
+  private reportSlots(): void {
+    const stream = this.stream;
+    if (!stream) {
+      return;
+    }
+    const free = Math.max(0, this.concurrency - this.active.size);
+    const header = `${stream.id} ${++this.reports} ${stream.seen} ${free}`;
+    void this.http
+      .request("POST", `${this.path}/tasks/stream/${encodeURIComponent(stream.id)}/slots`, undefined, {
+        headers: { ...this.headers, "Task-Stream-Slots": header },
+        accept: [404],
+      })
+      .catch((e) => this.failed(e));
+  }
+
+  /**
+   * Opens task streams one after another (each lasts up to 30 s) and runs the tasks they bring;
+   * a closing worker ends its stream, and hands back what the stream still writes.
+   */
+  private async streamLoop(): Promise<void> {
+    let pause = 100;
+    while (!this.stopping) {
+      try {
+        const res = await fetch(`${this.http.url}${this.path}/tasks/stream`, {
+          method: "POST",
+          headers: {
+            ...this.headers,
+            ...this.http.authorization(),
+            "Content-Type": "application/json",
+            Accept: "application/x-ndjson",
+          },
+          body: JSON.stringify({
+            versions: [this.definition.version],
+            slots: this.concurrency,
+            seconds: 30,
+            leaseSeconds: this.leaseSeconds,
+          }),
+        });
+        if (res.status !== 200 || !res.body) {
+          throw new ServerUnavailableError(
+            `the task stream was refused: ${res.status} ${(await res.text()).slice(0, 200)}`,
+            { status: res.status },
+          );
+        }
+        pause = 100;
+        const decoder = new TextDecoder();
+        let buffered = "";
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buffered += decoder.decode(chunk, { stream: true });
+          let newline: number;
+          while ((newline = buffered.indexOf("\n")) >= 0) {
+            const line = buffered.slice(0, newline).trim();
+            buffered = buffered.slice(newline + 1);
+            if (line.length === 0) {
+              continue;
+            }
+            const message = JSON.parse(line);
+            if (typeof message.stream === "string") {
+              this.stream = { id: message.stream, seen: 0 };
+              if (this.stopping) {
+                void this.endStream();
+              }
+              this.reportSlots();
+            } else if (Array.isArray(message.tasks) && this.stream) {
+              this.stream.seen += message.tasks.length;
+              for (const task of message.tasks as Task[]) {
+                this.take(task);
+              }
+              this.reportSlots();
+            }
+          }
+        }
+      } catch (e) {
+        if (this.stopping) {
+          break;
+        }
+        this.failed(e);
+        await sleep(pause);
+        pause = Math.min(pause * 2, 5000);
+      } finally {
+        this.stream = undefined;
+      }
+    }
+  }
+
+  /** Ends the open stream: the server writes what it holds, and hands back what comes later. */
+  private async endStream(): Promise<void> {
+    const stream = this.stream;
+    if (!stream) {
+      return;
+    }
+    try {
+      await this.http.request(
+        "DELETE",
+        `${this.path}/tasks/stream/${encodeURIComponent(stream.id)}`,
+        undefined,
+        { headers: this.headers, accept: [404] },
+      );
+    } catch (e) {
+      this.failed(e);
     }
   }
 
@@ -160,13 +288,16 @@ export class Worker {
         return;
       }
       if (task.version !== this.definition.version) {
-        this.report(new WorkflowVersionMismatch(this.definition.version, task.version));
+        this.failed(new WorkflowVersionMismatch(this.definition.version, task.version));
         await lease.retry(1000);
         return;
       }
       lease.startHeartbeat();
       const execution = new Execution(lease, this.definition.name, () => this.stopping);
       const outcome = await execution.execute(this.definition.body);
+      if (outcome.kind !== "suspended" && !(await execution.beforeEnd())) {
+        return;
+      }
       if (outcome.kind === "completed") {
         let output: unknown;
         try {
@@ -181,7 +312,7 @@ export class Worker {
       }
     } catch (e) {
       // The lease runs out and the task comes back: nothing acknowledged is lost.
-      this.report(e);
+      this.failed(e);
     } finally {
       lease.stop();
     }
@@ -196,6 +327,7 @@ export class Worker {
       this.stopping = true;
       process.removeListener("SIGTERM", this.onSignal);
       process.removeListener("SIGINT", this.onSignal);
+      await this.endStream();
     }
     const grace = this.options.shutdownGraceMs ?? 30_000;
     let timer: NodeJS.Timeout | undefined;

@@ -2,6 +2,7 @@
 // refusal, writes repeated where the protocol allows, nothing acknowledged lost.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import {
   InvalidRequestError,
@@ -55,7 +56,12 @@ async function flakyProxy(failures) {
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
     const r = await fetch(server.url + req.url, { method: req.method, headers, body });
     res.writeHead(r.status, { "Content-Type": r.headers.get("content-type") ?? "application/json" });
-    res.end(Buffer.from(await r.arrayBuffer()));
+    // Passed on as it comes: a task stream's lines must reach the worker as they are written.
+    if (r.body) {
+      Readable.fromWeb(r.body).pipe(res);
+    } else {
+      res.end();
+    }
   });
   await new Promise((ok) => proxy.listen(port, "127.0.0.1", ok));
   closers.push(() => new Promise((ok) => {

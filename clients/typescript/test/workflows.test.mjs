@@ -177,7 +177,7 @@ test("a cancel aborts the signal of the step running, and the run ends cancelled
         }),
       ),
   });
-  serve(slow, { leaseSeconds: 3 });
+  serve(slow, { leaseSeconds: 3, intake: "poll" });
   const { runId } = await client.start(slow, null);
   await eventually(() => started, 30_000, "the step's start");
   assert.equal(await client.runs.cancel(slow, runId), true);
@@ -246,4 +246,39 @@ test("a child run's output returns to its parent, and continue-as-new starts a s
     return c.length === 3 && c[2].status === "completed" ? c : null;
   });
   assert.equal(await client.runs.result(parent, chain[2].runId, "30s"), 24);
+});
+
+test("the run's state goes with its rows, reads the same on replay and is seen from outside", { timeout: 60_000 }, async () => {
+  const reads = [];
+  const counted = workflow({
+    name: "ts-state",
+    run: async (ctx, n) => {
+      ctx.state.set("phase", "counting");
+      const total = await ctx.step.run("count", () => n * 3);
+      ctx.state.set("total", total);
+      await ctx.step.sleep("settle", 50);
+      reads.push([ctx.state.get("phase"), ctx.state.get("total")]);
+      ctx.state.set("phase", "waiting");
+      const arms = await ctx.step.waitForAny("decision", [
+        { event: "approve", match: { total } },
+        { event: "reject" },
+      ]);
+      ctx.state.set("phase", arms[0] ? "approved" : "rejected");
+      ctx.state.delete("total");
+      return ctx.state.all();
+    },
+  });
+  serve(counted);
+  const { runId } = await client.start(counted, 4);
+  const waiting = await eventually(async () => {
+    const s = (await server.api("GET", `/v1/workflows/ts-state/runs/${runId}/state`)).body;
+    return s?.state?.phase === "waiting" ? s : null;
+  });
+  assert.equal(waiting.state.total, 12);
+  await client.signal(runId, "approve", { total: 12 });
+  assert.deepEqual(await client.runs.result(counted, runId, "30s"), { phase: "approved" });
+  // After the sleep, and again on the replay after the signal, the body read the same.
+  assert.deepEqual(reads, [["counting", 12], ["counting", 12]]);
+  const final = (await server.api("GET", `/v1/workflows/ts-state/runs/${runId}/state`)).body.state;
+  assert.deepEqual(final, { phase: "approved" });
 });

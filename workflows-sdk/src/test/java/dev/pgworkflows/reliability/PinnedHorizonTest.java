@@ -28,9 +28,9 @@ class PinnedHorizonTest {
         PressureCell.run(
             dir,
             "pinned horizon",
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(40),
             Duration.ofSeconds(20),
-            Duration.ofSeconds(60),
-            Duration.ofSeconds(30),
             new PressureCell.Disturbance() {
               private Connection pin;
 
