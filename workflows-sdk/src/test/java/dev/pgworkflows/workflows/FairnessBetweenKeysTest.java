@@ -90,10 +90,12 @@ class FairnessBetweenKeysTest {
             .as("jobs of a done by the time b and c are: %s", served.size())
             .isLessThan(500);
         assertThat(a).as("a's turns while b and c were served").isBetween(5L, 14L);
-        // Until b's tenth job, b (weight 2) was served twice for each turn of c.
+        // Until b's tenth job, b (weight 2) was served about twice for each turn of c: five, give
+        // or take what the two slots running at once do to the order the jobs log in. Weights
+        // ignored would give c ten.
         List<String> untilB = window.subList(0, window.indexOf("b 9") + 1);
         long c = untilB.stream().filter(l -> l.startsWith("c ")).count();
-        assertThat(c).as("c's turns while b did its ten: %s", untilB).isBetween(4L, 6L);
+        assertThat(c).as("c's turns while b did its ten: %s", untilB).isBetween(4L, 7L);
       } finally {
         starts.shutdownNow();
         worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
