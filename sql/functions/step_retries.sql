@@ -183,8 +183,6 @@ BEGIN
             PERFORM queue.flow_leave(r);
         END IF;
     ELSE
-        UPDATE queue.step_retry x SET paused_at = NULL, updated_at = clock_timestamp()
-         WHERE x.run_id = p_run_id;
         EXECUTE format('SELECT vt FROM queue.%I WHERE msg_id = $1 FOR UPDATE', 'q_' || v_queue)
             INTO v_vt USING sr.msg_id;
         -- A parked task is due now, unless the run itself is paused; a keyed run's admission
@@ -194,8 +192,11 @@ BEGIN
                        ' vt = CASE WHEN $2 THEN clock_timestamp() ELSE vt END WHERE msg_id = $1',
                        'q_' || v_queue)
             USING sr.msg_id, v_due;
+        UPDATE queue.step_retry x
+           SET paused_at = NULL, updated_at = clock_timestamp(),
+               due_at = CASE WHEN v_due THEN clock_timestamp() ELSE x.due_at END
+         WHERE x.run_id = p_run_id;
         IF v_due THEN
-            UPDATE queue.step_retry x SET due_at = clock_timestamp() WHERE x.run_id = p_run_id;
             PERFORM queue.notify_once(v_queue);
         END IF;
     END IF;
